@@ -1,0 +1,130 @@
+/**
+ * Access tokens (AUTH.md "minting" and "resource server"): RS256 JWTs with `typ: at+jwt`, living
+ * 15 minutes. Verification pins the algorithm, the type and the issuer, refuses key-carrying headers
+ * (`jku`, `x5u`, `jwk`, `x5c`), looks the `kid` up only in our own key ring, and then checks that what
+ * the token stands on is still live: the user, and for app tokens the application, the user's grant
+ * and the client secret it was issued under. Revoking any of them ends the token at once.
+ */
+import { randomBytes } from 'node:crypto';
+import { SignJWT, decodeProtectedHeader, importJWK, jwtVerify, errors as joseErrors } from 'jose';
+import type { Store } from '../../storage/store.js';
+import { ACCESS_TOKEN_TTL_S, type SigningKeys } from './signing-keys.js';
+import { splitScopes } from './scopes.js';
+
+/** Who a verified token speaks for. */
+export interface Principal {
+  userId: string;
+  /** The application the token was issued to; null for a personal token. */
+  applicationId: string | null;
+  scopes: ReadonlySet<string>;
+  /** The client secret the token was issued under, when any. */
+  clientSecretId: string | null;
+  /** For a delegated token: the user who minted it (RFC 8693 `act.sub`). */
+  actorId: string | null;
+  /** For a token delegated through a team: the team id. */
+  org: string | null;
+  tokenId: string;
+  expiresAt: number;
+}
+
+export interface MintRequest {
+  issuer: string;
+  userId: string;
+  applicationId?: string | null;
+  scopes: readonly string[];
+  clientSecretId?: string | null;
+  actorId?: string | null;
+  org?: string | null;
+  now?: number;
+}
+
+export interface MintedToken {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+}
+
+const FORBIDDEN_HEADERS = ['jku', 'x5u', 'jwk', 'x5c', 'crit'];
+
+export async function mintAccessToken(keys: SigningKeys, request: MintRequest): Promise<MintedToken> {
+  const { kid, privateKey } = keys.current();
+  const now = Math.floor((request.now ?? Date.now()) / 1000);
+  const claims: Record<string, unknown> = { scope: request.scopes.join(' ') };
+  if (request.applicationId) claims.client_id = request.applicationId;
+  if (request.clientSecretId) claims.cs = request.clientSecretId;
+  if (request.actorId) claims.act = { sub: request.actorId };
+  if (request.org) claims.org = request.org;
+  let jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid })
+    .setIssuer(request.issuer)
+    .setSubject(request.userId)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ACCESS_TOKEN_TTL_S)
+    .setJti(randomBytes(16).toString('base64url'));
+  if (request.applicationId) jwt = jwt.setAudience(request.applicationId);
+  return { access_token: await jwt.sign(privateKey), token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S };
+}
+
+/** Why a token was refused; the message is safe to show (it never echoes the token). */
+export class InvalidTokenError extends Error {}
+
+export async function verifyAccessToken(token: string, context: { keys: SigningKeys; issuer: string; store: Store }): Promise<Principal> {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    throw new InvalidTokenError('Malformed access token');
+  }
+  if (header.alg !== 'RS256') throw new InvalidTokenError('Unsupported token algorithm');
+  if (header.typ !== 'at+jwt') throw new InvalidTokenError('Not an access token');
+  if (FORBIDDEN_HEADERS.some((name) => name in header)) throw new InvalidTokenError('Unsupported token header');
+  const jwk = typeof header.kid === 'string' ? await context.keys.publicKey(header.kid) : null;
+  if (!jwk) throw new InvalidTokenError('Unknown signing key');
+
+  let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
+  try {
+    const key = await importJWK(jwk, 'RS256');
+    ({ payload } = await jwtVerify(token, key, {
+      algorithms: ['RS256'],
+      typ: 'at+jwt',
+      issuer: context.issuer,
+      requiredClaims: ['sub', 'exp', 'iat', 'jti', 'scope'],
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError('Access token expired');
+    throw new InvalidTokenError('Invalid access token');
+  }
+
+  const applicationId = typeof payload.client_id === 'string' ? payload.client_id : null;
+  if (applicationId !== null && payload.aud !== applicationId) throw new InvalidTokenError('Invalid access token audience');
+  if (applicationId === null && payload.aud !== undefined) throw new InvalidTokenError('Invalid access token audience');
+  if (typeof payload.scope !== 'string') throw new InvalidTokenError('Invalid access token');
+  const act = payload.act as { sub?: unknown } | undefined;
+  const principal: Principal = {
+    userId: payload.sub!,
+    applicationId,
+    scopes: new Set(splitScopes(payload.scope)),
+    clientSecretId: typeof payload.cs === 'string' ? payload.cs : null,
+    actorId: act && typeof act.sub === 'string' ? act.sub : null,
+    org: typeof payload.org === 'string' ? payload.org : null,
+    tokenId: payload.jti!,
+    expiresAt: payload.exp! * 1000,
+  };
+  await assertLive(principal, context.store);
+  return principal;
+}
+
+/** The user, application, grant and client secret behind a token must all still exist. */
+async function assertLive(principal: Principal, store: Store): Promise<void> {
+  const grantHolder = principal.actorId ?? principal.userId;
+  const [user, grant, secret] = await Promise.all([
+    store.users.get(principal.userId),
+    principal.applicationId ? store.grants.findOne({ user_id: grantHolder, application_id: principal.applicationId }) : null,
+    principal.clientSecretId ? store.client_secrets.get(principal.clientSecretId) : null,
+  ]);
+  if (!user) throw new InvalidTokenError('Access token revoked');
+  if (principal.applicationId && !grant) throw new InvalidTokenError('Access token revoked');
+  if (principal.clientSecretId && (!secret || secret.application_id !== principal.applicationId)) {
+    throw new InvalidTokenError('Access token revoked');
+  }
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+/**
+ * The `threshold` command-line tool. It reads the same configuration as the service (DATA_DIR,
+ * MONGODB_URI, BASE_URL, …) and works on the same store, so it is safe to run beside a running
+ * service. Every command prints one JSON document on stdout; failures print `{"error": …}` on stderr
+ * and exit with 1 (2 for a usage error).
+ *
+ *   threshold serve                                    the whole service in one process (npm start)
+ *   threshold user create --email E [--password P] [--first-name F] [--last-name L]
+ *   threshold app create --owner USER_ID --name N [--description D] [--redirect-uri U]… [--secret]
+ *   threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read …"
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { exitOnSignals, reportStartupFailure } from '../../domain/process.js';
+import { openStore } from '../../storage/open-store.js';
+import { sqliteFileFor } from '../../storage/config.js';
+import type { Store } from '../../storage/store.js';
+import { loadGatewayConfig, type GatewayConfig } from '../config.js';
+import { startStack } from '../stack.js';
+import { HttpError, ValidationError } from '../errors.js';
+import { SigningKeys } from '../auth/signing-keys.js';
+import { mintAccessToken } from '../auth/access-tokens.js';
+import { isScope, splitScopes } from '../auth/scopes.js';
+import { addClientSecret, createApplication, createUser, unionGrant } from '../services/accounts.js';
+import { presentApplication } from '../presenters/application.js';
+
+class UsageError extends Error {}
+
+const USAGE = `usage:
+  threshold serve
+  threshold user create --email E [--password P] [--first-name F] [--last-name L]
+  threshold app create --owner USER_ID --name N [--description D] [--redirect-uri U]... [--secret]
+  threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read ..."`;
+
+type Command = (store: Store, config: GatewayConfig, args: string[]) => Promise<unknown>;
+
+const COMMANDS: Record<string, Command> = {
+  'user create': async (store, _config, args) => {
+    const { values } = parse(args, { email: { type: 'string' }, password: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' } });
+    const user = await createUser(store, {
+      email: required(values.email, '--email'),
+      password: values.password ?? null,
+      first_name: values['first-name'] ?? null,
+      last_name: values['last-name'] ?? null,
+    });
+    return { id: user.id };
+  },
+
+  'app create': async (store, config, args) => {
+    const { values } = parse(args, {
+      owner: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true }, secret: { type: 'boolean' },
+    });
+    const application = await createApplication(store, required(values.owner, '--owner'), {
+      name: required(values.name, '--name'),
+      description: values.description ?? null,
+      redirect_uris: values['redirect-uri'] ?? null,
+    });
+    const secret = values.secret ? (await addClientSecret(store, application, 'cli')).secret : null;
+    return presentApplication(application, secret, { pagesBase: `${config.baseUrl}/pages` });
+  },
+
+  'token mint': async (store, config, args) => {
+    const { values } = parse(args, { user: { type: 'string' }, app: { type: 'string' }, scopes: { type: 'string' } });
+    const userId = required(values.user, '--user');
+    const scopes = [...new Set(splitScopes(required(values.scopes, '--scopes')))];
+    const unknown = scopes.filter((scope) => !isScope(scope));
+    if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
+    if (!(await store.users.get(userId))) throw new UsageError(`user ${userId} does not exist`);
+    if (values.app) {
+      if (!(await store.applications.get(values.app))) throw new UsageError(`application ${values.app} does not exist`);
+      // An app token stands on a grant; minting one here records the consent it implies.
+      await unionGrant(store, userId, values.app, scopes);
+    }
+    const keys = await SigningKeys.open(store);
+    return mintAccessToken(keys, { issuer: config.baseUrl, userId, applicationId: values.app ?? null, scopes });
+  },
+};
+
+function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, strict: true as const, allowPositionals: false as const });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'serve') {
+    try {
+      const stack = await startStack({ env: process.env });
+      stack.logger.info({ url: stack.baseUrl, engine: stack.engineAddress }, 'threshold is running');
+      exitOnSignals(stack.logger, () => stack.close());
+    } catch (error) {
+      reportStartupFailure(error);
+    }
+    return -1; // keep running
+  }
+  const name = argv.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`${JSON.stringify({ error: `unknown command '${argv.join(' ')}'` })}\n${USAGE}\n`);
+    return 2;
+  }
+  let config: GatewayConfig;
+  try {
+    config = loadGatewayConfig(process.env);
+  } catch (error) {
+    process.stderr.write(`${JSON.stringify({ error: (error as Error).message })}\n`);
+    return 1;
+  }
+  const store = await openStore({ mongodbUri: config.store.mongodbUri, mongodbDatabase: config.store.mongodbDatabase, sqliteFile: sqliteFileFor(config.store) });
+  try {
+    const result = await command(store, config, argv.slice(2));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`${JSON.stringify({ error: describe(error) })}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  } finally {
+    await store.close();
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ValidationError) return error.issues.map((issue) => `${String(issue.loc.at(-1))}: ${issue.msg}`).join('; ');
+  if (error instanceof HttpError || error instanceof UsageError) return error.message;
+  return `unexpected failure: ${(error as Error).message}`;
+}
+
+const code = await main(process.argv.slice(2));
+if (code >= 0) process.exitCode = code;

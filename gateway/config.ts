@@ -1,0 +1,106 @@
+/**
+ * Gateway configuration: the only place the gateway reads the environment. Every problem is reported at
+ * once (a ConfigError listing them all), before anything starts.
+ */
+import { ConfigError } from '../domain/config-error.js';
+import { LOG_LEVELS, type LogLevel } from '../domain/logger.js';
+import { readStoreConfig, type StoreConfig } from '../storage/config.js';
+
+export interface GatewayConfig {
+  /** PORT: the HTTP port (0 picks a free one; tests do). */
+  port: number;
+  /** HOST: the address to bind. */
+  host: string;
+  /** BASE_URL: the public address; the token issuer and every absolute link derive from it. */
+  baseUrl: string;
+  /** True when BASE_URL is not set: the base URL is then http://localhost:<the port actually bound>. */
+  baseUrlAuto: boolean;
+  /** ENGINE_ADDRESS: where the engine listens (host:port); the gateway calls it there. */
+  engineAddress: string;
+  /** ENGINE_TOKEN: shared secret sent to the engine as `authorization: Bearer …`, when set. */
+  engineToken: string | null;
+  /** ENGINE_DEADLINE_MS: default deadline of an engine call. */
+  engineDeadlineMs: number;
+  /** LOG_LEVEL: fatal, error, warn, info, debug, trace or silent. */
+  logLevel: LogLevel;
+  store: StoreConfig;
+}
+
+export const GATEWAY_DEFAULTS = {
+  port: 8080, // PORT
+  host: '0.0.0.0', // HOST: all interfaces; the gateway is the public face
+  // BASE_URL: unset means http://localhost:<PORT>
+  engineAddress: '127.0.0.1:50051', // ENGINE_ADDRESS: loopback, the engine trusts its callers
+  engineDeadlineMs: 30_000, // ENGINE_DEADLINE_MS
+  logLevel: 'info' as LogLevel, // LOG_LEVEL
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+export function loadGatewayConfig(env: Env): GatewayConfig {
+  const problems: string[] = [];
+  const port = readInteger(env, 'PORT', GATEWAY_DEFAULTS.port, { min: 0, max: 65535 }, problems);
+  const baseUrlAuto = !env.BASE_URL?.trim();
+  const config: GatewayConfig = {
+    port,
+    host: env.HOST?.trim() || GATEWAY_DEFAULTS.host,
+    baseUrl: baseUrlAuto ? `http://localhost:${port}` : readBaseUrl(env, problems),
+    baseUrlAuto,
+    engineAddress: readAddress(env, 'ENGINE_ADDRESS', GATEWAY_DEFAULTS.engineAddress, problems),
+    engineToken: env.ENGINE_TOKEN?.trim() || null,
+    engineDeadlineMs: readInteger(env, 'ENGINE_DEADLINE_MS', GATEWAY_DEFAULTS.engineDeadlineMs, { min: 1, max: 3_600_000 }, problems),
+    logLevel: readLogLevel(env, problems),
+    store: readStoreConfig(env, problems),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Reads an integer setting in [min, max]; pushes a problem naming the variable otherwise. */
+export function readInteger(env: Env, name: string, fallback: number, range: { min: number; max: number }, problems: string[]): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < range.min || Number(raw) > range.max) {
+    problems.push(`${name} must be an integer from ${range.min} to ${range.max} (got '${raw}')`);
+    return fallback;
+  }
+  return Number(raw);
+}
+
+export function readLogLevel(env: Env, problems: string[]): LogLevel {
+  const raw = env.LOG_LEVEL?.trim();
+  if (!raw) return GATEWAY_DEFAULTS.logLevel;
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${raw}')`);
+    return GATEWAY_DEFAULTS.logLevel;
+  }
+  return raw as LogLevel;
+}
+
+/** A host:port address such as 127.0.0.1:50051 or [::1]:50051 (port 0 allowed). */
+export function readAddress(env: Env, name: string, fallback: string, problems: string[]): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const match = /^(?:\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw);
+  if (!match || Number(match[1]) > 65535) {
+    problems.push(`${name} must be host:port (got '${raw}')`);
+    return fallback;
+  }
+  return raw;
+}
+
+function readBaseUrl(env: Env, problems: string[]): string {
+  const raw = env.BASE_URL!.trim();
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push(`BASE_URL must be an absolute http(s) URL (got '${raw}')`);
+    return raw;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
+    problems.push(`BASE_URL must be an http(s) URL without query, fragment or credentials (got '${raw}')`);
+    return raw;
+  }
+  return url.href.replace(/\/+$/, '');
+}

@@ -1,0 +1,20 @@
+/** The gateway as its own process (`npm run start:gateway`): config, store, listen — nothing else. */
+import { createLogger } from '../domain/logger.js';
+import { openStore } from '../storage/open-store.js';
+import { sqliteFileFor } from '../storage/config.js';
+import { loadGatewayConfig } from './config.js';
+import { startGateway } from './server.js';
+import { exitOnSignals, reportStartupFailure } from '../domain/process.js';
+
+try {
+  const config = loadGatewayConfig(process.env);
+  const logger = createLogger({ level: config.logLevel, name: 'gateway' });
+  const store = await openStore({ mongodbUri: config.store.mongodbUri, mongodbDatabase: config.store.mongodbDatabase, sqliteFile: sqliteFileFor(config.store) });
+  const gateway = await startGateway({ config, store, logger });
+  exitOnSignals(logger, async () => {
+    await gateway.close();
+    await store.close();
+  });
+} catch (error) {
+  reportStartupFailure(error);
+}

@@ -1,0 +1,60 @@
+/**
+ * Activity records → the interface's Activity summary and details (interface §2, gaps.md "Shapes").
+ * Explicit field lists: a record is never spread into a response.
+ */
+import type { ActivityRecord, AppMetadata, LapRecord, MetricSummary, SummaryBlocks } from '../../storage/store.js';
+import { formatDuration, formatLocal, formatUtc } from '../../domain/time.js';
+import type { Principal } from '../auth/access-tokens.js';
+
+const SUMMARY_FIELDS = ['mean', 'min', 'max', 'sum', 'start', 'end', 'gain', 'loss'] as const;
+
+export function presentActivitySummary(record: ActivityRecord, principal: Principal) {
+  return {
+    id: record.id,
+    sport: record.sport,
+    start: formatUtc(record.start),
+    end: formatUtc(record.end),
+    start_local: formatLocal(record.start, record.offset),
+    end_local: formatLocal(record.end, record.offset),
+    duration: formatDuration(record.duration_s),
+    metrics: [...record.metrics],
+    source_id: record.source_id,
+    tags: [...record.tags],
+    summary: record.summary ? presentBlocks(record.summary) : null,
+    laps: record.laps ? record.laps.map(presentLap) : null,
+    traces: null,
+    app_metadata: ownMetadata(record.app_metadata, principal),
+  };
+}
+
+export function presentActivityDetails(record: ActivityRecord, principal: Principal) {
+  return { ...presentActivitySummary(record, principal), distance: record.distance, devices: [...record.devices] };
+}
+
+function presentLap(lap: LapRecord) {
+  return {
+    start: formatUtc(lap.start),
+    end: formatUtc(lap.end),
+    start_local: formatLocal(lap.start, lap.offset),
+    end_local: formatLocal(lap.end, lap.offset),
+    duration: formatDuration((lap.end - lap.start) / 1000),
+    ...presentBlocks(lap.blocks),
+  };
+}
+
+function presentBlocks(blocks: SummaryBlocks): Record<string, Record<string, number | null>> {
+  const out: Record<string, Record<string, number | null>> = {};
+  for (const [metric, summary] of Object.entries(blocks)) out[metric] = presentSummary(summary);
+  return out;
+}
+
+function presentSummary(summary: MetricSummary): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const field of SUMMARY_FIELDS) if (summary[field] !== undefined) out[field] = summary[field] ?? null;
+  return out;
+}
+
+/** "the calling app's own metadata, visible to an app token" — null for personal tokens. */
+export function ownMetadata(metadata: AppMetadata, principal: Principal): AppMetadata[string] | null {
+  return principal.applicationId ? (metadata[principal.applicationId] ?? null) : null;
+}

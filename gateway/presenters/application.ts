@@ -1,0 +1,36 @@
+/** Application records → the interface's Application creation response (interface §2). */
+import type { ApplicationRecord } from '../../storage/store.js';
+
+const PUBLIC_FIELDS = ['description', 'url', 'image', 'privacy_statement'] as const;
+
+/** "true when any of description, url, image, privacy_statement is missing" */
+export function isPrivate(application: ApplicationRecord): boolean {
+  return PUBLIC_FIELDS.some((field) => !application[field]);
+}
+
+export function presentApplication(application: ApplicationRecord, clientSecret: string | null, options: { pagesBase: string; clientsidePrivacyUrl?: string }) {
+  return {
+    id: application.id,
+    name: application.name,
+    description: application.description,
+    image: application.image,
+    url: application.url,
+    redirect_uris: [...application.redirect_uris],
+    privacy_statement: application.privacy_statement,
+    brand_color: application.brand_color,
+    published: false,
+    webhook_endpoints: [...application.webhook_endpoints],
+    webhook_secret: null, // write-only
+    client_secret: clientSecret,
+    page: application.page_slug
+      ? {
+          slug: application.page_slug,
+          published: application.page_published,
+          application: { id: application.id, name: application.name, is_private: isPrivate(application) },
+          url: `${options.pagesBase}/${application.page_slug}/`,
+        }
+      : null,
+    is_private: isPrivate(application),
+    is_clientside_app: options.clientsidePrivacyUrl !== undefined && application.privacy_statement === options.clientsidePrivacyUrl,
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The route table: each route is declared once — method, path, scope, request schemas, responses —
+ * and that declaration both mounts the middleware chain (authenticate → require scope → validate →
+ * handler) and feeds the OpenAPI document. A route cannot be served without being documented.
+ */
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { z } from 'zod';
+import { validate } from '../middleware/validate.js';
+import type { Scope } from '../auth/scopes.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  /** JSON response body schema; omit for non-JSON or empty bodies. */
+  schema?: z.ZodType;
+  /** Media type when not JSON (e.g. application/vnd.apache.parquet). */
+  mediaType?: string;
+}
+
+export interface RouteSpec {
+  method: Method;
+  /** OpenAPI path template, e.g. `/api/v1/activities/{activity_id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** `bearer`: an access token is required (header or `token` cookie). */
+  auth: 'bearer' | 'none';
+  /** The scope the token must carry; omitted when a valid token alone is enough. */
+  scope?: Scope;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Request media type of `body`; default application/json. */
+  bodyMediaType?: string;
+  responses: Record<number, ResponseSpec>;
+  deprecated?: boolean;
+}
+
+export interface AuthMiddleware {
+  authenticate: Middleware;
+  requireScope(scope: Scope): Middleware;
+}
+
+export class RouteTable {
+  readonly routes: RouteSpec[] = [];
+
+  constructor(private readonly router: Router, private readonly auth: AuthMiddleware) {}
+
+  add(spec: RouteSpec, handler: Middleware): this {
+    const chain: Middleware[] = [];
+    if (spec.auth === 'bearer') chain.push(this.auth.authenticate);
+    if (spec.scope) chain.push(this.auth.requireScope(spec.scope));
+    if (spec.params || spec.query || spec.body) chain.push(validate({ params: spec.params, query: spec.query, body: spec.body }));
+    chain.push(handler);
+    this.router.register(koaPath(spec.path), [spec.method.toUpperCase()], chain, { name: spec.operationId });
+    this.routes.push(spec);
+    return this;
+  }
+}
+
+/** `/activities/{activity_id}` → `/activities/:activity_id`. */
+export function koaPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}

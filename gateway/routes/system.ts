@@ -1,0 +1,67 @@
+/**
+ * Operational endpoints: liveness (`/healthz`: the process answers), readiness (`/readyz`: the store
+ * and the engine answer within a second), and the OpenAPI document.
+ */
+import { z } from 'zod';
+import { buildOpenApi } from '../openapi.js';
+import type { RouteTable } from './route-table.js';
+import type { GatewayDeps } from '../app.js';
+
+const READINESS_DEADLINE_MS = 1000;
+
+const Health = z.object({ status: z.literal('ok') });
+const Readiness = z.object({
+  status: z.enum(['ready', 'unavailable']),
+  checks: z.object({ store: z.string(), engine: z.string() }),
+});
+
+export function systemRoutes(table: RouteTable, deps: GatewayDeps): void {
+  table.add(
+    {
+      method: 'get', path: '/healthz', operationId: 'healthz', summary: 'Liveness: the gateway process answers', tag: 'system', auth: 'none',
+      responses: { 200: { description: 'Alive', schema: Health } },
+    },
+    async function healthz(ctx) {
+      ctx.body = { status: 'ok' };
+    },
+  );
+
+  table.add(
+    {
+      method: 'get', path: '/readyz', operationId: 'readyz', summary: 'Readiness: the store and the engine answer', tag: 'system', auth: 'none',
+      responses: { 200: { description: 'Ready', schema: Readiness }, 503: { description: 'A dependency does not answer', schema: Readiness } },
+    },
+    async function readyz(ctx) {
+      const [store, engine] = await Promise.all([
+        withTimeout(deps.store.ping(), READINESS_DEADLINE_MS).then(() => 'ok', (error: Error) => `unavailable: ${error.message}`),
+        deps.engine.healthStatus({ deadlineMs: READINESS_DEADLINE_MS }).then(
+          (status) => (status === 'SERVING' ? 'ok' : `unavailable: ${status}`),
+          () => 'unavailable: no answer',
+        ),
+      ]);
+      const ready = store === 'ok' && engine === 'ok';
+      ctx.status = ready ? 200 : 503;
+      ctx.body = { status: ready ? 'ready' : 'unavailable', checks: { store, engine } };
+    },
+  );
+
+  let document: unknown;
+  table.add(
+    {
+      method: 'get', path: '/openapi.json', operationId: 'openapi', summary: 'This OpenAPI 3.1 document', tag: 'system', auth: 'none',
+      responses: { 200: { description: 'OpenAPI 3.1 document', schema: z.object({ openapi: z.string() }).passthrough() } },
+    },
+    async function openapi(ctx) {
+      document ??= buildOpenApi(table.routes, { baseUrl: deps.config.baseUrl });
+      ctx.body = document;
+    },
+  );
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,55 @@
+/**
+ * Starts the gateway's HTTP server on a store and an engine address. When BASE_URL is not configured
+ * the base URL follows the port actually bound (PORT=0 lets the system choose), so the token issuer is
+ * always an address that answers.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../domain/logger.js';
+import type { Store } from '../storage/store.js';
+import type { GatewayConfig } from './config.js';
+import { createApp } from './app.js';
+import { EngineClient } from './engine-client.js';
+import { SigningKeys } from './auth/signing-keys.js';
+
+export interface RunningGateway {
+  baseUrl: string;
+  port: number;
+  keys: SigningKeys;
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: {
+  config: GatewayConfig;
+  store: Store;
+  logger: Logger;
+}): Promise<RunningGateway> {
+  const { store, logger } = options;
+  const keys = await SigningKeys.open(store);
+  const server = http.createServer();
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 300_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.config.port, options.config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const config = options.config.baseUrlAuto ? { ...options.config, baseUrl: `http://localhost:${port}` } : options.config;
+  const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs });
+  const app = createApp({ config, store, engine, keys, logger });
+  server.on('request', app.callback());
+  logger.info({ port, base_url: config.baseUrl, engine: config.engineAddress }, 'gateway listening');
+  return {
+    baseUrl: config.baseUrl,
+    port,
+    keys,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      engine.close();
+    },
+  };
+}

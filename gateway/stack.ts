@@ -1,0 +1,56 @@
+/**
+ * The whole service in one process (`npm start`): the engine's gRPC server and the gateway's HTTP
+ * server on one store, the gateway calling the engine over real gRPC on loopback so the boundary is
+ * always the production one. Tests start the same stack on ephemeral ports.
+ */
+import type { Logger } from '../domain/logger.js';
+import { createLogger } from '../domain/logger.js';
+import type { Store } from '../storage/store.js';
+import { openStore } from '../storage/open-store.js';
+import { sqliteFileFor } from '../storage/config.js';
+import { loadEngineConfig } from '../engine/config.js';
+import { startEngine } from '../engine/server.js';
+import { loadGatewayConfig } from './config.js';
+import { startGateway } from './server.js';
+
+export interface RunningStack {
+  baseUrl: string;
+  engineAddress: string;
+  store: Store;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+export async function startStack(options: { env: Record<string, string | undefined>; store?: Store }): Promise<RunningStack> {
+  const engineConfig = loadEngineConfig(options.env);
+  const gatewayConfig = loadGatewayConfig(options.env);
+  const logger = createLogger({ level: gatewayConfig.logLevel, name: 'threshold' });
+  const store = options.store ?? (await openStore({
+    mongodbUri: gatewayConfig.store.mongodbUri,
+    mongodbDatabase: gatewayConfig.store.mongodbDatabase,
+    sqliteFile: sqliteFileFor(gatewayConfig.store),
+  }));
+  const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }) });
+  try {
+    const gateway = await startGateway({
+      config: { ...gatewayConfig, engineAddress: engine.address },
+      store,
+      logger: logger.child({ role: 'gateway' }),
+    });
+    return {
+      baseUrl: gateway.baseUrl,
+      engineAddress: engine.address,
+      store,
+      logger,
+      async close() {
+        await gateway.close();
+        await engine.close();
+        if (!options.store) await store.close();
+      },
+    };
+  } catch (error) {
+    await engine.close();
+    if (!options.store) await store.close();
+    throw error;
+  }
+}

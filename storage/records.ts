@@ -1,0 +1,400 @@
+/**
+ * Record types for the whole interface, one per collection of the storage port.
+ *
+ * Conventions: `*_at`, `start`, `end`, `timestamp` are UTC epoch milliseconds; `*_offset` is the UTC
+ * offset in minutes the source carried (local = utc + offset); `date` is a local calendar date
+ * `YYYY-MM-DD`. Every record a user owns carries `user_id` — that is how deletion finds it. Secrets are
+ * stored as `*_hash` (SHA-256 hex of the secret) and never in clear.
+ */
+
+/** Free JSON object, as stored for app metadata, test results and workout payloads. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** App metadata per application id: `{ [application_id]: object }`. An app sees only its own entry. */
+export type AppMetadata = Record<string, JsonObject>;
+
+export interface UserRecord {
+  id: string;
+  /** Lowercased; unique when set. Managed users have none. */
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  /** scrypt hash `scrypt$N$r$p$salt$hash` (base64url), or null when the user signs in by link only. */
+  password_hash: string | null;
+  admin: boolean;
+  /** Manager's user id for a managed user (which can never sign in); null otherwise. */
+  managed_by: string | null;
+  registered_at: number;
+  app_metadata: AppMetadata;
+}
+
+export interface ApplicationRecord {
+  id: string;
+  /** Owner's user id. */
+  user_id: string;
+  name: string;
+  description: string | null;
+  image: string | null;
+  url: string | null;
+  redirect_uris: string[];
+  privacy_statement: string | null;
+  brand_color: string | null;
+  webhook_endpoints: string[];
+  /** Kept in clear: it signs outgoing webhooks (HMAC), so it must be recoverable. */
+  webhook_secret: string | null;
+  /** Purpose sentence per scope category (`activities`, `wellness`, …), 20–160 chars each. */
+  purposes: Record<string, string>;
+  /** Capabilities the app declares for account status (default activities, activity_history). */
+  capabilities: string[];
+  page_slug: string | null;
+  page_published: boolean;
+  created_at: number;
+}
+
+export interface ClientSecretRecord {
+  id: string;
+  application_id: string;
+  /** The application owner's id (deletion reaches secrets through it). */
+  user_id: string;
+  label: string | null;
+  secret_hash: string;
+  /** First characters of the secret, for display ("tsk_ab12…"). */
+  hint: string;
+  created_at: number;
+}
+
+export interface GrantRecord {
+  id: string;
+  user_id: string;
+  application_id: string;
+  /** The union of every consented scope; never shrinks while the grant exists. */
+  scopes: string[];
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AuthorizationCodeRecord {
+  id: string;
+  code_hash: string;
+  user_id: string;
+  application_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  code_challenge: string | null;
+  nonce: string | null;
+  auth_time: number;
+  expires_at: number;
+  /** Set exactly once by the redemption that wins. */
+  consumed_at: number | null;
+  created_at: number;
+}
+
+export interface RefreshTokenRecord {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  application_id: string;
+  grant_id: string;
+  /** The client secret the token was issued under, or null for a PKCE client. */
+  client_secret_id: string | null;
+  scopes: string[];
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface SessionRecord {
+  id: string;
+  /** SHA-256 of the cookie value. */
+  session_hash: string;
+  user_id: string;
+  csrf_token: string;
+  auth_time: number;
+  expires_at: number;
+  created_at: number;
+}
+
+/** A pending authorization request waiting for sign-in or consent, bound to a browser session. */
+export interface InteractionRecord {
+  id: string;
+  user_id: string | null;
+  session_id: string | null;
+  application_id: string;
+  /** The validated authorization request parameters. */
+  request: JsonObject;
+  expires_at: number;
+  consumed_at: number | null;
+  created_at: number;
+}
+
+export interface MagicLinkRecord {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  interaction_id: string | null;
+  expires_at: number;
+  consumed_at: number | null;
+  created_at: number;
+}
+
+/** An RS256 signing key pair, as JWKs. The newest unretired key signs; all unexpired ones verify. */
+export interface SigningKeyRecord {
+  id: string;
+  /** Rank among generations; unique, so concurrent first starts create exactly one generation 1. */
+  generation: number;
+  kid: string;
+  private_jwk: JsonObject;
+  public_jwk: JsonObject;
+  created_at: number;
+  /** When it stopped signing; published until retired_at + token lifetime. */
+  retired_at: number | null;
+}
+
+export interface TeamRecord {
+  id: string;
+  /** The owner's user id. */
+  user_id: string;
+  name: string;
+  description: string;
+  url: string;
+  image: string;
+  privacy_statement: string;
+  created_at: number;
+}
+
+export interface TeamMemberRecord {
+  id: string;
+  team_id: string;
+  user_id: string;
+  role: 'owner' | 'member';
+  created_at: number;
+}
+
+export interface TeamAuthorizationRecord {
+  id: string;
+  team_id: string;
+  /** The user whose data the team may access. */
+  user_id: string;
+  scopes: string[];
+  created_at: number;
+  updated_at: number;
+}
+
+/** Summary statistics of one metric over an activity or a lap (fields per `spec/gaps.md`). */
+export interface MetricSummary {
+  mean?: number | null;
+  min?: number | null;
+  max?: number | null;
+  sum?: number | null;
+  start?: number | null;
+  end?: number | null;
+  gain?: number | null;
+  loss?: number | null;
+}
+
+export type SummaryBlocks = Record<string, MetricSummary>;
+
+export interface LapRecord {
+  start: number;
+  end: number;
+  offset: number;
+  blocks: SummaryBlocks;
+}
+
+export interface ActivityRecord {
+  id: string;
+  user_id: string;
+  source_id: string;
+  /** Index of the session inside the source (multisport files yield several activities). */
+  source_index: number;
+  /** Canonical Open Sport Taxonomy string. */
+  sport: string;
+  start: number;
+  end: number;
+  /** UTC offset in minutes at the start, as the source carried it. */
+  offset: number;
+  /** Local calendar date of `start` (YYYY-MM-DD), for date filters on the activity's own local date. */
+  local_date: string;
+  /** Recorded time in seconds (without pauses longer than the hold cap). */
+  duration_s: number;
+  metrics: string[];
+  tags: string[];
+  devices: string[];
+  distance: number | null;
+  summary: SummaryBlocks | null;
+  laps: LapRecord[] | null;
+  app_metadata: AppMetadata;
+  /** Blob key of the series (Arrow IPC). */
+  series_key: string;
+  /** Number of samples in the series. */
+  samples: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SourceRecord {
+  id: string;
+  user_id: string;
+  type: 'fit' | 'csv' | null;
+  origin: 'manual_upload' | 'garmin_connect' | 'intervals_icu' | 'wahoo';
+  filename: string | null;
+  /** SHA-256 hex of the original bytes: the same file uploaded twice is recognised. */
+  content_hash: string;
+  size: number;
+  status: 'processing' | 'processed' | 'failed';
+  activity_ids: string[];
+  error: { code: string; message: string | null } | null;
+  /** Problems recorded while decoding that did not fail the source (salvage, unknown columns). */
+  warnings: string[];
+  /** Blob key of the original bytes. */
+  bytes_key: string;
+  /** The application that uploaded it, when an app token was used. */
+  application_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TraceRecord {
+  id: string;
+  user_id: string;
+  timestamp: number;
+  offset: number;
+  test_id: string | null;
+  lactate: number | null;
+  rpe: number | null;
+  notes: string | null;
+  power: number | null;
+  speed: number | null;
+  heart_rate: number | null;
+  vo2: number | null;
+  tags: string[];
+  sport: string | null;
+  app_metadata: AppMetadata;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TestRecord {
+  id: string;
+  user_id: string;
+  sport: string;
+  start: number;
+  start_offset: number;
+  end: number;
+  end_offset: number;
+  title: string | null;
+  results: JsonObject | null;
+  tags: string[];
+  /** Application id or 'user' for the person themself. */
+  created_by: string | null;
+  app_metadata: AppMetadata;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DailyRecord {
+  id: string;
+  user_id: string;
+  measure: string;
+  date: string;
+  value: number;
+  source: 'manual' | 'garmin_connect' | 'intervals_icu' | 'wahoo';
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MarkerRecord {
+  id: string;
+  user_id: string;
+  sport: string;
+  marker: string;
+  metric: 'power' | 'speed' | 'vo2' | 'heart_rate';
+  value: number;
+  date: string;
+  provenance: 'measured' | 'declared' | 'external';
+  pinned: boolean;
+  source: string | null;
+  application_id: string | null;
+  activity_id: string | null;
+  test_id: string | null;
+  created_at: number;
+}
+
+export interface MaxEffortRecord {
+  id: string;
+  user_id: string;
+  sport: string;
+  metric: 'power' | 'speed';
+  date: string;
+  duration_s: number;
+  distance: number | null;
+  value: number;
+  provenance: 'measured' | 'declared';
+  title: string | null;
+  source: string | null;
+  application_id: string | null;
+  activity_id: string | null;
+  created_at: number;
+}
+
+export interface WorkoutRecord {
+  id: string;
+  user_id: string;
+  sport: string;
+  start: number;
+  offset: number;
+  swf: JsonObject;
+  parameters: JsonObject | null;
+  application_id: string | null;
+  deliveries: { integration: string; status: string; reason?: string; detail?: string; updated_at?: number }[];
+  warnings: string[];
+  created_at: number;
+}
+
+export interface ConnectionRecord {
+  id: string;
+  user_id: string;
+  provider: 'garmin_connect' | 'intervals_icu' | 'wahoo';
+  external_user_id: string | null;
+  /** Provider tokens, encrypted at rest by the integration layer. */
+  credentials: JsonObject;
+  status: 'connected' | 'action_required' | 'disconnected';
+  /** Earliest activity date loaded by the backfill so far. */
+  backfill_loaded_until: number | null;
+  backfill_done: boolean;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Outbox entry, written in the same batch as the change it reports; delivered at least once. */
+export interface EventRecord {
+  id: string;
+  user_id: string;
+  event_type: string;
+  resource_id: string;
+  timestamp: number;
+  /** Per application id: delivery state of its webhook endpoints. */
+  deliveries: Record<string, { attempts: number; delivered_at: number | null; next_attempt_at: number | null }>;
+  status: 'pending' | 'delivered' | 'expired';
+  created_at: number;
+}
+
+export interface JobRecord {
+  id: string;
+  /** Owning user, when the job works on a user's data. */
+  user_id: string | null;
+  kind: string;
+  /** Uniqueness key, unique when set (e.g. `ingest:<source_id>`); run again by re-queueing the same job. */
+  key: string | null;
+  payload: JsonObject;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  attempts: number;
+  run_after: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** Progress of long work, 0–1. */
+  progress: number | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}

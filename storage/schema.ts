@@ -1,0 +1,55 @@
+/**
+ * Indexes per collection, declared once and created by both backends at start-up.
+ *
+ * `fields` are top-level document fields; `unique` indexes with `sparse` only constrain documents in
+ * which every field is present and not null (managed users have no email; most jobs have no key).
+ * `owner` names the field that ties a document to a user, which is how `deleteUser` finds it.
+ */
+import type { CollectionName } from './store.js';
+
+export interface IndexSpec {
+  fields: string[];
+  unique?: boolean;
+  sparse?: boolean;
+}
+
+export interface CollectionSpec {
+  owner: 'user_id' | null;
+  indexes: IndexSpec[];
+}
+
+export const SCHEMA: Record<CollectionName, CollectionSpec> = {
+  users: { owner: null, indexes: [{ fields: ['email'], unique: true, sparse: true }, { fields: ['managed_by'] }] },
+  applications: { owner: 'user_id', indexes: [{ fields: ['user_id', 'created_at'] }, { fields: ['page_slug'], unique: true, sparse: true }] },
+  client_secrets: { owner: 'user_id', indexes: [{ fields: ['application_id'] }, { fields: ['secret_hash'], unique: true }] },
+  grants: { owner: 'user_id', indexes: [{ fields: ['user_id', 'application_id'], unique: true }, { fields: ['application_id'] }] },
+  authorization_codes: { owner: 'user_id', indexes: [{ fields: ['code_hash'], unique: true }, { fields: ['application_id'] }, { fields: ['expires_at'] }] },
+  refresh_tokens: { owner: 'user_id', indexes: [{ fields: ['token_hash'], unique: true }, { fields: ['grant_id'] }, { fields: ['client_secret_id'] }, { fields: ['application_id'] }] },
+  sessions: { owner: 'user_id', indexes: [{ fields: ['session_hash'], unique: true }, { fields: ['expires_at'] }] },
+  interactions: { owner: 'user_id', indexes: [{ fields: ['session_id'] }, { fields: ['expires_at'] }] },
+  magic_links: { owner: 'user_id', indexes: [{ fields: ['token_hash'], unique: true }, { fields: ['expires_at'] }] },
+  signing_keys: { owner: null, indexes: [{ fields: ['generation'], unique: true }, { fields: ['kid'], unique: true }] },
+  teams: { owner: 'user_id', indexes: [{ fields: ['user_id'] }] },
+  team_members: { owner: 'user_id', indexes: [{ fields: ['team_id', 'user_id'], unique: true }, { fields: ['user_id'] }] },
+  team_authorizations: { owner: 'user_id', indexes: [{ fields: ['team_id', 'user_id'], unique: true }, { fields: ['user_id'] }] },
+  activities: {
+    owner: 'user_id',
+    indexes: [
+      { fields: ['user_id', 'start'] },
+      { fields: ['user_id', 'local_date'] },
+      { fields: ['source_id', 'source_index'], unique: true },
+    ],
+  },
+  sources: { owner: 'user_id', indexes: [{ fields: ['user_id', 'content_hash'], unique: true }, { fields: ['user_id', 'created_at'] }, { fields: ['status'] }] },
+  traces: { owner: 'user_id', indexes: [{ fields: ['user_id', 'timestamp'] }, { fields: ['test_id'] }] },
+  tests: { owner: 'user_id', indexes: [{ fields: ['user_id', 'start'] }] },
+  dailies: { owner: 'user_id', indexes: [{ fields: ['user_id', 'measure', 'date'], unique: true }] },
+  markers: { owner: 'user_id', indexes: [{ fields: ['user_id', 'sport', 'marker', 'date'] }] },
+  max_efforts: { owner: 'user_id', indexes: [{ fields: ['user_id', 'sport', 'date'] }] },
+  workouts: { owner: 'user_id', indexes: [{ fields: ['user_id', 'start'] }] },
+  connections: { owner: 'user_id', indexes: [{ fields: ['user_id', 'provider'], unique: true }] },
+  events: { owner: 'user_id', indexes: [{ fields: ['status', 'created_at'] }] },
+  jobs: { owner: 'user_id', indexes: [{ fields: ['key'], unique: true, sparse: true }, { fields: ['status', 'run_after'] }, { fields: ['kind', 'status'] }] },
+};
+
+export const COLLECTION_NAMES = Object.keys(SCHEMA) as CollectionName[];

@@ -1,0 +1,228 @@
+/**
+ * The storage port: the one interface the gateway and the engine use to persist anything.
+ *
+ * Two real backends implement it (storage/sqlite, storage/mongo) and one contract suite
+ * (test/storage/contract.ts) keeps them equivalent. The port is deliberately small:
+ *
+ * - every record kind lives in a named collection of JSON documents keyed by `id`
+ *   (`Collection<T>`), queried with a tiny filter language both backends translate natively;
+ * - large binary values (activity series as Arrow IPC, uploaded file bytes, derived caches)
+ *   live in a separate blob space keyed by string (`Blobs`), never inside documents;
+ * - writes that must happen once are conditional (`updateOne` with a condition in the filter,
+ *   `insertIfAbsent` against a unique index, `claim` for leased jobs) — never read-then-write;
+ * - `batch` applies several writes atomically (an outbox event in the same write as its change).
+ *
+ * Instants are stored as UTC epoch milliseconds (`*_at`, `start`, `end`) plus, where the
+ * source carried one, the UTC offset in minutes (`*_offset`) so local time round-trips exactly.
+ * Secrets (client secrets, refresh tokens, authorization codes, magic links) are stored as hashes.
+ */
+import type {
+  ActivityRecord, ApplicationRecord, AuthorizationCodeRecord, ClientSecretRecord, ConnectionRecord,
+  DailyRecord, EventRecord, GrantRecord, InteractionRecord, JobRecord, MagicLinkRecord, MarkerRecord,
+  MaxEffortRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord,
+  TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
+} from './records.js';
+
+export type * from './records.js';
+
+/** Every stored document has a string id, unique within its collection. */
+export interface Doc {
+  id: string;
+}
+
+/** A scalar a filter can compare against. */
+export type Scalar = string | number | boolean | null;
+
+/**
+ * Per-field condition. A bare value means equality; `null` matches a missing or null field
+ * (both backends agree on that). Comparison operators compare numbers with numbers and strings
+ * with strings (ISO dates compare lexically, epoch milliseconds numerically).
+ */
+export type Condition<V> =
+  | V
+  | null
+  | {
+      $eq?: V | null;
+      $ne?: V | null;
+      $in?: readonly V[];
+      $nin?: readonly V[];
+      $gt?: V;
+      $gte?: V;
+      $lt?: V;
+      $lte?: V;
+      /** true: the field is present and not null; false: missing or null. */
+      $exists?: boolean;
+      /** String fields: the value starts with this prefix (used for sport containment). */
+      $prefix?: string;
+      /** Array fields: the array contains every listed element. */
+      $all?: readonly Scalar[];
+      /** Array fields: the array contains at least one of the listed elements. */
+      $any?: readonly Scalar[];
+    };
+
+type ElementOf<V> = V extends readonly (infer E)[] ? E : V;
+
+/** A conjunction of per-field conditions, optionally with alternatives (`$or`). Top-level fields only. */
+export type Filter<T> = { [K in keyof T]?: Condition<ElementOf<NonNullable<T[K]>>> } & {
+  $or?: Filter<T>[];
+};
+
+/** Sort order: field → 1 ascending, -1 descending. Applied in key order; `id` breaks remaining ties. */
+export type Sort<T> = { [K in keyof T]?: 1 | -1 };
+
+export interface FindOptions<T> {
+  sort?: Sort<T>;
+  /** Maximum number of documents; omitted means all. */
+  limit?: number;
+  /** Number of matching documents to skip (after sorting). */
+  offset?: number;
+}
+
+/**
+ * A change to one or more documents. `set` replaces the named top-level fields, `unset` removes
+ * them, `inc` adds to numeric fields (missing counts as 0). `id` can never be changed.
+ */
+export interface Change<T> {
+  set?: Partial<T>;
+  unset?: (keyof T)[];
+  inc?: { [K in keyof T]?: number };
+}
+
+export type InsertOutcome<T> = { inserted: true; doc: T } | { inserted: false; existing: T };
+
+export interface Collection<T extends Doc> {
+  /** Collection name as stored (table name in SQLite, collection name in MongoDB). */
+  readonly name: string;
+
+  /** Inserts a new document. Throws `DuplicateKeyError` when the id or a unique index collides. */
+  insert(doc: T): Promise<void>;
+
+  /**
+   * Inserts the document unless one with the same values for `key` already exists (a unique
+   * index must cover `key`). Atomic against concurrent callers: exactly one insert wins, every
+   * other caller gets the winner back as `existing`.
+   */
+  insertIfAbsent(doc: T, key: (keyof T & string)[]): Promise<InsertOutcome<T>>;
+
+  /** The document with this id, or null. */
+  get(id: string): Promise<T | null>;
+
+  findOne(filter: Filter<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null>;
+  find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]>;
+  count(filter: Filter<T>): Promise<number>;
+
+  /**
+   * Applies `change` to the first document (by `sort`) matching `filter` and returns it as it is
+   * after the change, or null when nothing matched. Atomic: the filter is the condition, so
+   * `updateOne({ id, consumed_at: null }, { set: { consumed_at: now } })` succeeds exactly once
+   * however many callers race.
+   */
+  updateOne(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null>;
+
+  /** Applies `change` to every matching document; returns how many matched. */
+  updateMany(filter: Filter<T>, change: Change<T>): Promise<number>;
+
+  /** Replaces the whole document with this id (inserting it when absent). */
+  put(doc: T): Promise<void>;
+
+  /** Deletes every matching document; returns how many were deleted. */
+  deleteMany(filter: Filter<T>): Promise<number>;
+}
+
+/** Binary values keyed by string. Each blob records its owning user so a user's deletion reaches it. */
+export interface Blobs {
+  /** Stores (or replaces) the bytes under `key`. Readers see either the old or the new value, never a mix. */
+  put(key: string, bytes: Uint8Array, owner: { userId: string | null }): Promise<void>;
+  /** The bytes under `key`, or null. */
+  get(key: string): Promise<Uint8Array | null>;
+  /** Size in bytes, or null when absent. */
+  size(key: string): Promise<number | null>;
+  /** Deletes the blob; returns whether it existed. */
+  delete(key: string): Promise<boolean>;
+  /** Deletes every blob whose key starts with `prefix`; returns how many. */
+  deletePrefix(prefix: string): Promise<number>;
+}
+
+/** One write inside an atomic `batch`. */
+export type BatchOp =
+  | { collection: CollectionName; insert: Doc }
+  | { collection: CollectionName; put: Doc }
+  | { collection: CollectionName; update: Filter<Doc>; change: Change<Doc> }
+  | { collection: CollectionName; delete: Filter<Doc> };
+
+/** Every collection of the port, with its record type. */
+export interface Collections {
+  users: Collection<UserRecord>;
+  applications: Collection<ApplicationRecord>;
+  client_secrets: Collection<ClientSecretRecord>;
+  grants: Collection<GrantRecord>;
+  authorization_codes: Collection<AuthorizationCodeRecord>;
+  refresh_tokens: Collection<RefreshTokenRecord>;
+  sessions: Collection<SessionRecord>;
+  interactions: Collection<InteractionRecord>;
+  magic_links: Collection<MagicLinkRecord>;
+  signing_keys: Collection<SigningKeyRecord>;
+  teams: Collection<TeamRecord>;
+  team_members: Collection<TeamMemberRecord>;
+  team_authorizations: Collection<TeamAuthorizationRecord>;
+  activities: Collection<ActivityRecord>;
+  sources: Collection<SourceRecord>;
+  traces: Collection<TraceRecord>;
+  tests: Collection<TestRecord>;
+  dailies: Collection<DailyRecord>;
+  markers: Collection<MarkerRecord>;
+  max_efforts: Collection<MaxEffortRecord>;
+  workouts: Collection<WorkoutRecord>;
+  connections: Collection<ConnectionRecord>;
+  events: Collection<EventRecord>;
+  jobs: Collection<JobRecord>;
+}
+
+export type CollectionName = keyof Collections;
+
+export interface Store extends Collections {
+  /** 'sqlite' or 'mongo'. */
+  readonly backend: 'sqlite' | 'mongo';
+  readonly blobs: Blobs;
+
+  /**
+   * Applies every op or none. SQLite: one transaction. MongoDB: one multi-document transaction
+   * (requires a replica set or sharded cluster, as production deployments are).
+   */
+  batch(ops: BatchOp[]): Promise<void>;
+
+  /**
+   * Claims the oldest runnable job of one of `kinds`: status `queued` with `run_after` ≤ now, or
+   * status `running` whose lease expired (its worker died). Sets status `running`, `lease_owner`,
+   * `lease_until = now + leaseMs` and increments `attempts`, atomically: a job is claimed by one
+   * worker at a time.
+   */
+  claimJob(kinds: string[], owner: string, leaseMs: number, now?: number): Promise<JobRecord | null>;
+
+  /**
+   * Deletes a user and everything they own, in every collection and the blob space: their
+   * records, their managed users (recursively), their applications with those applications'
+   * secrets, grants, codes and tokens. Returns the number of documents and blobs removed.
+   */
+  deleteUser(userId: string): Promise<number>;
+
+  /** Resolves when the backend answers; rejects otherwise. Used by /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by `insert` when the id or a unique index collides. */
+export class DuplicateKeyError extends Error {
+  constructor(readonly collection: string, detail: string) {
+    super(`store: duplicate key in ${collection}: ${detail}`);
+    this.name = 'DuplicateKeyError';
+  }
+}
+
+/** Thrown for a filter, change or key the port does not accept (a programming error, never user input). */
+export class StoreUsageError extends Error {
+  constructor(message: string) {
+    super(`store: ${message}`);
+    this.name = 'StoreUsageError';
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The service as people run it: `npm start` (one process) and `start:gateway` + `start:engine`
+ * (separate processes on one store), driven through real child processes, plus the CLI.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import { startProcess, runCli } from '../support/processes.js';
+import { tempDir } from '../support/stack.js';
+
+const processes = suite('processes');
+
+const listening = (line: Record<string, unknown>) => line.msg === 'gateway listening';
+
+processes('runs gateway and engine as separate processes on one store', async () => {
+  const dataDir = tempDir();
+  const common = { DATA_DIR: dataDir, LOG_LEVEL: 'info', ENGINE_THREADS: '1' };
+  const engine = startProcess('dist/engine/main.js', { ...common, ENGINE_ADDRESS: '127.0.0.1:0' });
+  try {
+    const engineLine = await engine.waitForLog((line) => typeof line.address === 'string');
+    const gateway = startProcess('dist/gateway/main.js', { ...common, PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: String(engineLine.address) });
+    try {
+      const { port } = await gateway.waitForLog(listening);
+      const baseUrl = `http://localhost:${port}`;
+      const ready = await fetch(`${baseUrl}/readyz`);
+      assert.is(ready.status, 200, await ready.clone().text());
+      const env = { ...common, BASE_URL: baseUrl };
+      const user = runCli(['user', 'create', '--email', 'split@example.com'], env);
+      assert.is(user.status, 0, user.stderr);
+      const minted = runCli(['token', 'mint', '--user', (user.json as { id: string }).id, '--scopes', 'activities:read'], env);
+      assert.is(minted.status, 0, minted.stderr);
+      const response = await fetch(`${baseUrl}/api/v1/activities/`, { headers: { authorization: `Bearer ${(minted.json as { access_token: string }).access_token}` } });
+      assert.is(response.status, 200);
+      assert.is(await gateway.stop(), 0);
+    } finally {
+      await gateway.stop('SIGKILL');
+    }
+    // With the engine gone, the gateway process would report not ready; the engine itself stops cleanly.
+    assert.is(await engine.stop(), 0);
+  } finally {
+    await engine.stop('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+processes('npm start serves everything and keeps users, keys and data across a restart', async () => {
+  const dataDir = tempDir();
+  // A fixed BASE_URL keeps the issuer stable while PORT=0 picks a new port on each start.
+  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', BASE_URL: 'http://localhost:8080', ENGINE_THREADS: '1' };
+  try {
+    let service = startProcess('dist/gateway/cli/threshold.js', env);
+    let { port } = await service.waitForLog(listening);
+    const jwksBefore = await (await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`)).json();
+    const user = runCli(['user', 'create', '--email', 'restart@example.com', '--first-name', 'Ada'], env);
+    assert.is(user.status, 0, user.stderr);
+    const minted = runCli(['token', 'mint', '--user', (user.json as { id: string }).id, '--scopes', 'activities:read'], env);
+    const token = (minted.json as { access_token: string; token_type: string; expires_in: number });
+    assert.is(token.token_type, 'Bearer');
+    assert.is(token.expires_in, 900);
+    assert.is((await fetch(`http://127.0.0.1:${port}/api/v1/activities/`, { headers: { authorization: `Bearer ${token.access_token}` } })).status, 200);
+    assert.is(await service.stop('SIGTERM'), 0);
+
+    service = startProcess('dist/gateway/cli/threshold.js', env);
+    ({ port } = await service.waitForLog(listening));
+    try {
+      assert.equal(await (await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`)).json(), jwksBefore, 'same keys after restart');
+      const response = await fetch(`http://127.0.0.1:${port}/api/v1/activities/`, { headers: { authorization: `Bearer ${token.access_token}` } });
+      assert.is(response.status, 200, 'the user and the token survive the restart');
+      const duplicate = runCli(['user', 'create', '--email', 'RESTART@example.com'], env);
+      assert.is(duplicate.status, 1, 'the stored user is still there (emails are unique, case-insensitively)');
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+processes('refuses to start with a bad configuration and lists every problem', async () => {
+  const service = startProcess('dist/gateway/cli/threshold.js', { PORT: 'x', ENGINE_THREADS: '0', LOG_LEVEL: 'loud' });
+  const code = await new Promise<number | null>((resolve) => service.child.on('exit', resolve));
+  assert.is(code, 1);
+  for (const name of ['PORT', 'ENGINE_THREADS', 'LOG_LEVEL']) assert.match(service.output(), name);
+});
+
+processes('creates applications with a secret shown once, and validates CLI input', async () => {
+  const dataDir = tempDir();
+  const env = { DATA_DIR: dataDir };
+  try {
+    const owner = runCli(['user', 'create', '--email', 'dev@example.com', '--password', 'correct horse battery'], env);
+    const ownerId = (owner.json as { id: string }).id;
+    const app = runCli(['app', 'create', '--owner', ownerId, '--name', 'My app', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'http://127.0.0.1:7000/cb', '--secret'], env);
+    assert.is(app.status, 0, app.stderr);
+    const body = app.json as Record<string, unknown>;
+    assert.match(String(body.client_secret), /^tsk_[A-Za-z0-9_-]{43}$/);
+    assert.equal(body.redirect_uris, ['https://app.example/cb', 'http://127.0.0.1:7000/cb']);
+    assert.is(body.is_private, true);
+    const noUris = runCli(['app', 'create', '--owner', ownerId, '--name', 'Local'], env);
+    assert.equal((noUris.json as { redirect_uris: string[]; client_secret: null }).redirect_uris, ['http://localhost']);
+    assert.is((noUris.json as { client_secret: null }).client_secret, null);
+
+    const appToken = runCli(['token', 'mint', '--user', ownerId, '--app', String(body.id), '--scopes', 'activities:read,wellness:read'], env);
+    assert.is(appToken.status, 0, appToken.stderr);
+
+    const badUri = runCli(['app', 'create', '--owner', ownerId, '--name', 'x', '--redirect-uri', 'http://evil.example/cb'], env);
+    assert.is(badUri.status, 1);
+    assert.match(String((badUri.json as { error: string }).error), 'plain http');
+    const badScope = runCli(['token', 'mint', '--user', ownerId, '--scopes', 'activities:read everything'], env);
+    assert.is(badScope.status, 2);
+    assert.match(String((badScope.json as { error: string }).error), 'everything');
+    const missing = runCli(['user', 'create'], env);
+    assert.is(missing.status, 2);
+    const shortPassword = runCli(['user', 'create', '--email', 'b@example.com', '--password', 'short'], env);
+    assert.is(shortPassword.status, 1);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+processes.run();

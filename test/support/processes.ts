@@ -1,0 +1,85 @@
+/** Running the built entry points as real child processes and reading their JSON log lines. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { once } from 'node:events';
+import { REPO_ROOT } from './paths.js';
+
+export interface RunningProcess {
+  child: ChildProcess;
+  /** Resolves with the first JSON log line for which `match` is true; rejects if the process exits first. */
+  waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  output(): string;
+}
+
+export function startProcess(script: string, env: Record<string, string>): RunningProcess {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, script)], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const lines: Record<string, unknown>[] = [];
+  const waiters: { match: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    buffered += chunk.toString();
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const text = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      try {
+        const line = JSON.parse(text) as Record<string, unknown>;
+        lines.push(line);
+        for (const waiter of [...waiters]) if (waiter.match(line)) waiter.resolve(line);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  return {
+    child,
+    output: () => output,
+    waitForLog(match, timeoutMs = 20_000) {
+      const seen = lines.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no matching log line within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+        const waiter = { match, resolve: (line: Record<string, unknown>) => { clearTimeout(timer); resolve(line); } };
+        waiters.push(waiter);
+        void exited.then(([code]) => {
+          clearTimeout(timer);
+          reject(new Error(`process exited (${code}) before the expected log line:\n${output}`));
+        });
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = await exited;
+      return code;
+    },
+  };
+}
+
+/** Runs the `threshold` command-line tool to completion. */
+export function runCli(args: string[], env: Record<string, string>): { status: number | null; json: unknown; stderr: string } {
+  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist/gateway/cli/threshold.js'), ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  let json: unknown = null;
+  try {
+    json = JSON.parse(result.status === 0 ? result.stdout : result.stderr.split('\n')[0]!);
+  } catch {
+    json = null;
+  }
+  return { status: result.status, json, stderr: result.stderr };
+}
