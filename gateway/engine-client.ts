@@ -6,29 +6,10 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
-import { loadEngineContract } from '../engine/proto.js';
+import { createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub } from '../engine/proto.js';
+import { authorizationMetadata } from '../engine/authenticate.js';
+import { errorCodeOf } from '../engine/errors.js';
 import { HttpError, NotFoundError, UnavailableError } from './errors.js';
-
-export interface DecodeSourceRequest {
-  user_id: string;
-  source_id: string;
-  format?: 'ARROW_IPC' | 'PARQUET';
-}
-
-export interface DecodedActivity {
-  sport: string;
-  start: string;
-  end: string;
-  offset: number;
-  samples: string;
-  metrics: string[];
-  series: Buffer;
-}
-
-export interface DecodeSourceResponse {
-  activities: DecodedActivity[];
-  warnings: string[];
-}
 
 export interface CallOptions {
   deadlineMs?: number;
@@ -40,18 +21,15 @@ const HEALTH_STATUSES = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN']
 type UnaryMethod = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response: unknown) => void) => grpc.ClientUnaryCall;
 
 export class EngineClient {
-  private readonly engine: grpc.Client & Record<string, UnaryMethod>;
-  private readonly health: grpc.Client & Record<string, UnaryMethod>;
-  private readonly metadata = new grpc.Metadata();
+  private readonly engine: EngineStub;
+  private readonly health: grpc.Client;
+  private readonly metadata: grpc.Metadata;
 
   constructor(readonly address: string, private readonly options: { token: string | null; deadlineMs: number }) {
-    const { grpcObject } = loadEngineContract();
-    const v1 = (grpcObject as unknown as { threshold: { engine: { v1: { Engine: grpc.ServiceClientConstructor } } } }).threshold.engine.v1;
-    const channelOptions = { 'grpc.max_receive_message_length': 512 * 1024 * 1024 };
-    this.engine = new v1.Engine(address, grpc.credentials.createInsecure(), channelOptions) as never;
+    this.engine = createEngineClient(address);
     const Health = healthClientConstructor();
-    this.health = new Health(address, grpc.credentials.createInsecure()) as never;
-    if (options.token) this.metadata.set('authorization', `Bearer ${options.token}`);
+    this.health = new Health(address, grpc.credentials.createInsecure());
+    this.metadata = authorizationMetadata(options.token);
   }
 
   decodeSource(request: DecodeSourceRequest, options: CallOptions = {}): Promise<DecodeSourceResponse> {
@@ -69,11 +47,11 @@ export class EngineClient {
     this.health.close();
   }
 
-  private unary(client: Record<string, UnaryMethod>, method: string, request: unknown, options: CallOptions): Promise<unknown> {
+  private unary(client: grpc.Client, method: string, request: unknown, options: CallOptions): Promise<unknown> {
     const deadline = new Date(Date.now() + (options.deadlineMs ?? this.options.deadlineMs));
     return new Promise((resolve, reject) => {
       if (options.signal?.aborted) return reject(httpErrorFor({ code: grpc.status.CANCELLED, details: 'cancelled by caller' } as grpc.ServiceError));
-      const call = client[method]!.call(client, request, this.metadata, { deadline }, (error, response) => {
+      const call = (client as unknown as Record<string, UnaryMethod>)[method]!.call(client, request, this.metadata, { deadline }, (error, response) => {
         options.signal?.removeEventListener('abort', cancel);
         if (error) reject(httpErrorFor(error));
         else resolve(response);
@@ -93,7 +71,7 @@ export function httpErrorFor(error: grpc.ServiceError): HttpError {
     case grpc.status.NOT_FOUND:
       return new NotFoundError(details);
     case grpc.status.FAILED_PRECONDITION:
-      return new HttpError(409, details, { code: 'failed_precondition', cause: error });
+      return new HttpError(409, details, { code: errorCodeOf(error) ?? 'failed_precondition', cause: error });
     case grpc.status.RESOURCE_EXHAUSTED:
       return new HttpError(429, 'The compute engine is busy; retry shortly', { code: 'engine_busy', headers: { 'Retry-After': '1' }, cause: error });
     case grpc.status.DEADLINE_EXCEEDED:

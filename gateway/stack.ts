@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../domain/logger.js';
 import { createLogger } from '../domain/logger.js';
+import { ConfigError } from '../domain/config-error.js';
 import type { Store } from '../storage/store.js';
 import { openStore } from '../storage/open-store.js';
 import { sqliteFileFor } from '../storage/config.js';
@@ -22,8 +23,7 @@ export interface RunningStack {
 }
 
 export async function startStack(options: { env: Record<string, string | undefined>; store?: Store }): Promise<RunningStack> {
-  const engineConfig = loadEngineConfig(options.env);
-  const gatewayConfig = loadGatewayConfig(options.env);
+  const [engineConfig, gatewayConfig] = loadBoth(options.env);
   const logger = createLogger({ level: gatewayConfig.logLevel, name: 'threshold' });
   const store = options.store ?? (await openStore({
     mongodbUri: gatewayConfig.store.mongodbUri,
@@ -53,4 +53,22 @@ export async function startStack(options: { env: Record<string, string | undefin
     if (!options.store) await store.close();
     throw error;
   }
+}
+
+/** Both roles' configurations, with every problem of either reported at once. */
+function loadBoth(env: Record<string, string | undefined>): [ReturnType<typeof loadEngineConfig>, ReturnType<typeof loadGatewayConfig>] {
+  const problems = new Set<string>();
+  const attempt = <T>(load: () => T): T | null => {
+    try {
+      return load();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const problem of error.problems) problems.add(problem);
+      return null;
+    }
+  };
+  const engine = attempt(() => loadEngineConfig(env));
+  const gateway = attempt(() => loadGatewayConfig(env));
+  if (!engine || !gateway) throw new ConfigError([...problems]);
+  return [engine, gateway];
 }

@@ -53,3 +53,8 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
 };
 
 export const COLLECTION_NAMES = Object.keys(SCHEMA) as CollectionName[];
+
+/** The name both backends give an index: `<collection>_by_<field>_<field>…`. */
+export function indexName(collection: CollectionName, index: IndexSpec): string {
+  return `${collection}_by_${index.fields.join('_')}`;
+}

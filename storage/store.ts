@@ -34,9 +34,11 @@ export interface Doc {
 export type Scalar = string | number | boolean | null;
 
 /**
- * Per-field condition. A bare value means equality; `null` matches a missing or null field
- * (both backends agree on that). Comparison operators compare numbers with numbers and strings
- * with strings (ISO dates compare lexically, epoch milliseconds numerically).
+ * Per-field condition on a scalar field. A bare value means equality; `null` matches a missing or
+ * null field (both backends agree on that), and `$ne` matches a missing field too. Comparison
+ * operators compare numbers with numbers, strings with strings and booleans with booleans, never
+ * across types (ISO dates compare lexically, epoch milliseconds numerically). Values must be
+ * scalars; `undefined` anywhere in a filter is a `StoreUsageError` (omit the key instead).
  */
 export type Condition<V> =
   | V
@@ -44,8 +46,9 @@ export type Condition<V> =
   | {
       $eq?: V | null;
       $ne?: V | null;
-      $in?: readonly V[];
-      $nin?: readonly V[];
+      /** A null in the list matches a missing or null field (as the bare `null` does). */
+      $in?: readonly (V | null)[];
+      $nin?: readonly (V | null)[];
       $gt?: V;
       $gte?: V;
       $lt?: V;
@@ -60,10 +63,22 @@ export type Condition<V> =
       $any?: readonly Scalar[];
     };
 
-type ElementOf<V> = V extends readonly (infer E)[] ? E : V;
+/**
+ * Condition on an array field: its elements are matched with `$all` / `$any`; `null`, `$exists`,
+ * `$eq: null` and `$ne: null` test the field itself. Scalar comparisons are not offered on array
+ * fields because MongoDB would apply them to the elements and SQLite to the whole value.
+ */
+export type ArrayCondition<E> =
+  | null
+  | { $all?: readonly E[]; $any?: readonly E[]; $exists?: boolean; $eq?: null; $ne?: null };
 
-/** A conjunction of per-field conditions, optionally with alternatives (`$or`). Top-level fields only. */
-export type Filter<T> = { [K in keyof T]?: Condition<ElementOf<NonNullable<T[K]>>> } & {
+type FieldCondition<V> = [V] extends [readonly (infer E)[]] ? ArrayCondition<E> : Condition<V>;
+
+/**
+ * A conjunction of per-field conditions, optionally with alternatives (`$or`; an empty `$or`
+ * matches nothing). Top-level fields only; field names are lower-case snake case.
+ */
+export type Filter<T> = { [K in keyof T]?: FieldCondition<NonNullable<T[K]>> } & {
   $or?: Filter<T>[];
 };
 
@@ -80,7 +95,8 @@ export interface FindOptions<T> {
 
 /**
  * A change to one or more documents. `set` replaces the named top-level fields, `unset` removes
- * them, `inc` adds to numeric fields (missing counts as 0). `id` can never be changed.
+ * them, `inc` adds to numeric fields (missing counts as 0; null or any other type is a
+ * `StoreUsageError`). `id` can never be changed, and a field may appear in only one of the three.
  */
 export interface Change<T> {
   set?: Partial<T>;
@@ -94,13 +110,18 @@ export interface Collection<T extends Doc> {
   /** Collection name as stored (table name in SQLite, collection name in MongoDB). */
   readonly name: string;
 
-  /** Inserts a new document. Throws `DuplicateKeyError` when the id or a unique index collides. */
+  /**
+   * Inserts a new document. Throws `DuplicateKeyError` when the id or a unique index collides.
+   * (Every write that can make a unique index collide — `put`, `updateOne`, `updateMany`, `batch` —
+   * throws it the same way.)
+   */
   insert(doc: T): Promise<void>;
 
   /**
    * Inserts the document unless one with the same values for `key` already exists (a unique
-   * index must cover `key`). Atomic against concurrent callers: exactly one insert wins, every
-   * other caller gets the winner back as `existing`.
+   * index must cover `key`, and the document must have a non-null value for every key field).
+   * Atomic against concurrent callers: exactly one insert wins, every other caller gets the winner
+   * back as `existing`. A collision on another unique index still throws `DuplicateKeyError`.
    */
   insertIfAbsent(doc: T, key: (keyof T & string)[]): Promise<InsertOutcome<T>>;
 
@@ -143,12 +164,20 @@ export interface Blobs {
   deletePrefix(prefix: string): Promise<number>;
 }
 
-/** One write inside an atomic `batch`. */
-export type BatchOp =
-  | { collection: CollectionName; insert: Doc }
-  | { collection: CollectionName; put: Doc }
-  | { collection: CollectionName; update: Filter<Doc>; change: Change<Doc> }
-  | { collection: CollectionName; delete: Filter<Doc> };
+type RecordOf<C extends CollectionName> = Collections[C] extends Collection<infer T> ? T : never;
+
+/**
+ * One write inside an atomic `batch`, typed by its collection: `insert` as `Collection.insert`,
+ * `put` as `Collection.put`, `update` applies `change` to every matching document (as
+ * `updateMany`), `delete` removes every matching document (as `deleteMany`).
+ */
+export type BatchOp = {
+  [C in CollectionName]:
+    | { collection: C; insert: RecordOf<C> }
+    | { collection: C; put: RecordOf<C> }
+    | { collection: C; update: Filter<RecordOf<C>>; change: Change<RecordOf<C>> }
+    | { collection: C; delete: Filter<RecordOf<C>> };
+}[CollectionName];
 
 /** Every collection of the port, with its record type. */
 export interface Collections {
@@ -193,16 +222,20 @@ export interface Store extends Collections {
 
   /**
    * Claims the oldest runnable job of one of `kinds`: status `queued` with `run_after` ≤ now, or
-   * status `running` whose lease expired (its worker died). Sets status `running`, `lease_owner`,
-   * `lease_until = now + leaseMs` and increments `attempts`, atomically: a job is claimed by one
-   * worker at a time.
+   * status `running` whose lease expired (its worker died); oldest by `run_after`, then
+   * `created_at`. Sets status `running`, `lease_owner`, `lease_until = now + leaseMs`,
+   * `updated_at = now` and increments `attempts`, atomically: a job is claimed by one worker at a
+   * time. `now` and `leaseMs` are epoch milliseconds / milliseconds; `now` defaults to the clock.
    */
   claimJob(kinds: string[], owner: string, leaseMs: number, now?: number): Promise<JobRecord | null>;
 
   /**
    * Deletes a user and everything they own, in every collection and the blob space: their
    * records, their managed users (recursively), their applications with those applications'
-   * secrets, grants, codes and tokens. Returns the number of documents and blobs removed.
+   * secrets, grants, codes, tokens and pending interactions (other users' included), and their
+   * teams with those teams' members and authorizations. Returns the number of documents and
+   * blobs removed. SQLite: one transaction; MongoDB: one transaction where the deployment
+   * supports them, otherwise children first and the user last, so a retry finishes the job.
    */
   deleteUser(userId: string): Promise<number>;
 

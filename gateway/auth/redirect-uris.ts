@@ -22,8 +22,9 @@ export function redirectUriProblem(uri: string): string | null {
   if (DANGEROUS_SCHEMES.has(url.protocol)) return `redirect URI scheme ${url.protocol} is not allowed`;
   if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return 'plain http is only allowed for loopback (localhost, 127.0.0.1)';
   if (url.protocol === 'http:' || url.protocol === 'https:') {
-    if (/%2f|%5c|%2e/i.test(url.pathname)) return 'redirect URI path must not contain encoded slashes or dots';
+    // The path as written: URL parsing would already have resolved what we are looking for.
     const rawPath = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(uri)?.[1] ?? '';
+    if (/%2f|%5c|%2e/i.test(rawPath)) return 'redirect URI path must not contain encoded slashes or dots';
     if (/(^|\/)\.\.?(\/|$)/.test(rawPath)) return 'redirect URI must not contain dot-segments';
   } else if (!/^[a-z][a-z0-9+.-]*:$/.test(url.protocol)) {
     return 'redirect URI scheme is malformed';

@@ -12,8 +12,8 @@ export interface RunningProcess {
   output(): string;
 }
 
-export function startProcess(script: string, env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, script)], {
+export function startProcess(script: string, env: Record<string, string>, args: string[] = []): RunningProcess {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

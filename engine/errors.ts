@@ -1,0 +1,128 @@
+/**
+ * The one edge where engine errors become gRPC statuses.
+ *
+ * - `EngineError(status, message, errorCode?)` is the only error that leaves the engine as itself:
+ *   its status, its message, and — when it has one — its stable machine code (e.g.
+ *   `csv_naive_timestamp`) in the trailing metadata entry `threshold-error-code`.
+ * - `wrapUnary` wraps every RPC handler once, so each call settles exactly once: with the handler's
+ *   response, with DEADLINE_EXCEEDED / CANCELLED as soon as the deadline passes or the caller
+ *   cancels (the handler's `signal` aborts the pool task), or with the handler's error. Anything
+ *   that is not an `EngineError` becomes INTERNAL with a generic message, and the real error is
+ *   logged (grpc-js would otherwise echo a thrown message as UNKNOWN).
+ *
+ * test/engine/errors.test.ts and test/engine/server.test.ts keep it honest.
+ */
+import { Metadata, status, type handleUnaryCall, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import type { Logger } from '../domain/logger.js';
+
+/** Trailing-metadata key that carries `EngineError.errorCode` to callers. */
+export const ERROR_CODE_KEY = 'threshold-error-code';
+
+export class EngineError extends Error {
+  constructor(
+    /** The gRPC status the caller sees. */
+    readonly status: status,
+    message: string,
+    /** Stable machine-readable code (snake_case), sent as `threshold-error-code`; null when none. */
+    readonly errorCode: string | null = null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'EngineError';
+  }
+}
+
+/** Caller side: the `threshold-error-code` a failed call carried, or null. */
+export function errorCodeOf(error: Pick<ServiceError, 'metadata'>): string | null {
+  const value = error.metadata?.get(ERROR_CODE_KEY)[0];
+  return typeof value === 'string' ? value : null;
+}
+
+export interface CallContext {
+  /** Aborts when the deadline passes or the caller cancels; hand it to `pool.run`. */
+  readonly signal: AbortSignal;
+  /** The call's deadline, UTC epoch milliseconds (the caller's, or now + the default). */
+  readonly deadline: number;
+}
+
+export interface UnaryOptions {
+  logger: Logger;
+  /** Deadline applied when the caller sets none, milliseconds. */
+  defaultDeadlineMs: number;
+}
+
+/** setTimeout fires at once for delays above 2^31 − 1 ms; longer deadlines are waited in this cap. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export function wrapUnary<Req, Res>(
+  method: string,
+  handler: (request: Req, context: CallContext) => Promise<Res>,
+  options: UnaryOptions,
+): handleUnaryCall<Req, Res> {
+  const { logger, defaultDeadlineMs } = options;
+  return function unary(call, callback) {
+    const started = Date.now();
+    const deadline = callerDeadline(call) ?? started + defaultDeadlineMs;
+    const controller = new AbortController();
+    let settled = false;
+
+    const timer = setTimeout(() => controller.abort(deadlineExceeded()), Math.min(MAX_TIMER_MS, Math.max(0, deadline - started)));
+    const onCancelled = (): void => {
+      controller.abort(Date.now() >= deadline ? deadlineExceeded() : new EngineError(status.CANCELLED, 'engine: call cancelled'));
+    };
+    call.once('cancelled', onCancelled);
+
+    const settle = (error: unknown, response?: Res): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      call.removeListener('cancelled', onCancelled);
+      const ms = Date.now() - started;
+      if (error === null) {
+        logger.debug({ method, ms }, 'engine: call ok');
+        callback(null, response);
+        return;
+      }
+      const failure = toEngineError(error, controller.signal);
+      if (failure === null) {
+        logger.error({ method, ms, err: error }, 'engine: internal error');
+        callback({ code: status.INTERNAL, details: 'engine: internal error', metadata: new Metadata() });
+        return;
+      }
+      logger.debug({ method, ms, status: status[failure.status], errorCode: failure.errorCode }, failure.message);
+      const metadata = new Metadata();
+      if (failure.errorCode !== null) metadata.set(ERROR_CODE_KEY, failure.errorCode);
+      callback({ code: failure.status, details: failure.message, metadata });
+    };
+
+    controller.signal.addEventListener('abort', () => settle(controller.signal.reason), { once: true });
+    if (call.cancelled) onCancelled();
+    else if (deadline <= started) controller.abort(deadlineExceeded());
+    if (settled) return;
+
+    Promise.resolve()
+      .then(() => handler(call.request, { signal: controller.signal, deadline }))
+      .then((response) => settle(null, response), (error: unknown) => settle(error));
+  };
+}
+
+function deadlineExceeded(): EngineError {
+  return new EngineError(status.DEADLINE_EXCEEDED, 'engine: deadline exceeded');
+}
+
+function callerDeadline(call: ServerUnaryCall<unknown, unknown>): number | null {
+  const value = call.getDeadline();
+  const ms = value instanceof Date ? value.getTime() : value;
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/** The status an error leaves with, or null when it is unexpected (INTERNAL, logged). */
+function toEngineError(error: unknown, signal: AbortSignal): EngineError | null {
+  if (error instanceof EngineError) return error;
+  // An AbortError (Piscina's, or a DOMException from fetch-like APIs) after our own abort: the
+  // abort reason says why. One without our signal aborted is unexpected.
+  if (error instanceof Error && error.name === 'AbortError' && signal.aborted) {
+    return signal.reason instanceof EngineError ? signal.reason : new EngineError(status.CANCELLED, 'engine: call cancelled');
+  }
+  return null;
+}

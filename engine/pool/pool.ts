@@ -1,0 +1,55 @@
+/**
+ * The compute pool: a Piscina pool of worker threads running worker.ts's named tasks. Callers pass
+ * the call's AbortSignal, so a passed deadline or a cancelled call stops the task (Piscina removes
+ * a queued task and terminates the thread of a running one).
+ */
+import { status } from '@grpc/grpc-js';
+import { Piscina } from 'piscina';
+import { EngineError } from '../errors.js';
+import type { PoolTasks, TaskName } from './tasks.js';
+
+export interface PoolOptions {
+  /** Worker threads (ENGINE_THREADS). */
+  threads: number;
+  /** Tasks waiting for a thread (beyond one running per thread) before RESOURCE_EXHAUSTED; default max(64, threads²). */
+  maxQueue?: number;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Buffers moved (not copied) to the worker; they are detached on this side. */
+  transferList?: ArrayBuffer[];
+}
+
+export interface EnginePool {
+  run<K extends TaskName>(name: K, task: PoolTasks[K]['task'], options?: RunOptions): Promise<PoolTasks[K]['result']>;
+  /** Stops every thread; queued and running tasks reject. */
+  destroy(): Promise<void>;
+}
+
+/** The compiled worker entry, beside this module in dist/engine/pool/. */
+const WORKER_FILE = new URL('./worker.js', import.meta.url).href;
+
+export function createPool(options: PoolOptions): EnginePool {
+  const piscina = new Piscina({
+    filename: WORKER_FILE,
+    minThreads: Math.min(1, options.threads),
+    maxThreads: options.threads,
+  });
+  // Admission is counted here: Piscina keeps tasks that carry an AbortSignal (all of ours) in a
+  // queue its maxQueue does not bound.
+  const capacity = options.threads + (options.maxQueue ?? Math.max(64, options.threads * options.threads));
+  let admitted = 0;
+  return {
+    async run(name, task, runOptions = {}) {
+      if (admitted >= capacity) throw new EngineError(status.RESOURCE_EXHAUSTED, 'engine: worker pool queue is full');
+      admitted += 1;
+      try {
+        return await piscina.run(task, { name, signal: runOptions.signal ?? null, transferList: runOptions.transferList });
+      } finally {
+        admitted -= 1;
+      }
+    },
+    destroy: () => piscina.destroy(),
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The engine's gRPC server: the Engine service (proto/threshold/engine/v1/engine.proto) over a worker
+ * pool, plus gRPC health checking and server reflection so `grpcurl` works against it.
+ *
+ * Every RPC handler goes through `wrapUnary` (errors.ts): one settlement per call, a deadline on every
+ * call (the caller's, or DEFAULT_DEADLINE_MS), the pool task aborted when it passes or the caller
+ * cancels. With ENGINE_TOKEN set, calls must carry `authorization: Bearer <token>` (authenticate.ts).
+ * test/engine/server.test.ts starts it on port 0 and talks gRPC to it.
+ */
+import { Server, ServerCredentials, type ServerInterceptor, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from '../domain/logger.js';
+import type { Store } from '../storage/store.js';
+import { authenticate } from './authenticate.js';
+import type { EngineConfig } from './config.js';
+import { wrapUnary } from './errors.js';
+import { createPool } from './pool/pool.js';
+import { ENGINE_SERVICE_NAME, loadEngineContract } from './proto.js';
+import { decodeSource } from './service/decode-source.js';
+
+/** Deadline applied to calls that carry none, milliseconds. */
+export const DEFAULT_DEADLINE_MS = 30_000;
+/** How long close() lets calls in flight finish before cutting them off, milliseconds. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+export interface StartEngineOptions {
+  config: EngineConfig;
+  store: Store;
+  logger: Logger;
+  /** Overrides config.engineAddress, e.g. '127.0.0.1:0' in tests. */
+  address?: string;
+}
+
+export interface RunningEngine {
+  /** The bound host:port (the real port when asked for port 0). */
+  address: string;
+  /** Reports NOT_SERVING, drains calls (then cuts them off), stops the pool. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function startEngine(options: StartEngineOptions): Promise<RunningEngine> {
+  const { config, store, logger } = options;
+  const contract = loadEngineContract();
+  const pool = createPool({ threads: config.engineThreads });
+
+  const interceptors: ServerInterceptor[] = config.engineToken === null ? [] : [authenticate(config.engineToken)];
+  const server = new Server({ interceptors });
+
+  const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS };
+  const implementation: UntypedServiceImplementation = {
+    DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
+  };
+  server.addService(contract.EngineService, implementation);
+
+  const health = new HealthImplementation({ '': 'SERVING', [ENGINE_SERVICE_NAME]: 'SERVING' });
+  health.addToServer(server);
+  // @grpc/reflection bundles its own @grpc/proto-loader typings; the definition is the same object shape.
+  new ReflectionService(contract.packageDefinition as ConstructorParameters<typeof ReflectionService>[0]).addToServer(server);
+
+  const requested = options.address ?? config.engineAddress;
+  let port: number;
+  try {
+    port = await bind(server, requested);
+  } catch (error) {
+    server.forceShutdown();
+    await pool.destroy();
+    throw error;
+  }
+  const address = `${requested.slice(0, requested.lastIndexOf(':'))}:${port}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    address,
+    close() {
+      closing ??= (async () => {
+        health.setStatus('', 'NOT_SERVING');
+        health.setStatus(ENGINE_SERVICE_NAME, 'NOT_SERVING');
+        await shutdown(server, SHUTDOWN_GRACE_MS);
+        await pool.destroy();
+        logger.info({ address }, 'engine: stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+function bind(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
+      if (error) reject(new Error(`engine: cannot listen on ${address}: ${error.message}`, { cause: error }));
+      else resolve(port);
+    });
+  });
+}
+
+/** tryShutdown, and forceShutdown when calls are still running after `graceMs`. */
+function shutdown(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

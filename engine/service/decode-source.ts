@@ -1,0 +1,76 @@
+/**
+ * DecodeSource: a stored upload source → its recorded series, one Arrow table per activity.
+ * Validate → load the source and its bytes → decode in the pool → answer. Writes nothing.
+ */
+import { status } from '@grpc/grpc-js';
+import type { Store } from '../../storage/store.js';
+import { EngineError, type CallContext } from '../errors.js';
+import type { EnginePool } from '../pool/pool.js';
+import type { DecodeOutcome } from '../pool/tasks.js';
+import type { DecodeSourceRequest, DecodeSourceResponse } from '../proto.js';
+
+export interface DecodeSourceDeps {
+  store: Store;
+  pool: EnginePool;
+}
+
+export function decodeSource(deps: DecodeSourceDeps) {
+  return async function decodeSourceCall(request: DecodeSourceRequest, { signal }: CallContext): Promise<DecodeSourceResponse> {
+    const userId = requireId(request.user_id, 'user_id');
+    const sourceId = requireId(request.source_id, 'source_id');
+    // "Format of `DecodedActivity.series`; only ARROW_IPC for now."
+    const format = request.format ?? 'TABLE_FORMAT_UNSPECIFIED';
+    if (format !== 'ARROW_IPC' && format !== 'TABLE_FORMAT_UNSPECIFIED') {
+      throw new EngineError(status.INVALID_ARGUMENT, `decode source: format ${String(format)} is not offered; use ARROW_IPC`);
+    }
+
+    const source = await deps.store.sources.get(sourceId);
+    // "a source of another user is NOT_FOUND"
+    if (source === null || source.user_id !== userId) {
+      throw new EngineError(status.NOT_FOUND, `engine: source ${sourceId} not found`);
+    }
+    const stored = await deps.store.blobs.get(source.bytes_key);
+    if (stored === null) {
+      throw new EngineError(status.FAILED_PRECONDITION, `decode source: source ${sourceId} has no stored bytes`, 'source_bytes_missing');
+    }
+    signal.throwIfAborted();
+
+    switch (source.type) {
+      case 'csv': {
+        // A standalone buffer: transferring it to the worker must not detach the store's memory.
+        const bytes = stored.slice().buffer as ArrayBuffer;
+        const outcome = await deps.pool.run('decodeCsv', { bytes }, { signal, transferList: [bytes] });
+        return respond(outcome);
+      }
+      case 'fit':
+        // FIT decoding arrives in a later issue (engine/ingest/fit.ts, a `decodeFit` pool task).
+        throw new EngineError(status.FAILED_PRECONDITION, 'fit decode: not available yet', 'fit_unavailable');
+      default:
+        throw new EngineError(status.FAILED_PRECONDITION, `decode source: source ${sourceId} has no file type`, 'source_type_unknown');
+    }
+  };
+}
+
+function requireId(value: string | undefined, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new EngineError(status.INVALID_ARGUMENT, `decode source: ${field} must not be empty`);
+  }
+  return value;
+}
+
+/** A failed decode is FAILED_PRECONDITION carrying the decoder's code (`threshold-error-code`). */
+function respond(outcome: DecodeOutcome): DecodeSourceResponse {
+  if (!outcome.ok) throw new EngineError(status.FAILED_PRECONDITION, outcome.message, outcome.code);
+  return {
+    activities: outcome.activities.map((activity) => ({
+      sport: activity.sport,
+      start: activity.start,
+      end: activity.end,
+      offset: activity.offset,
+      samples: activity.samples,
+      metrics: activity.metrics,
+      series: Buffer.from(activity.series),
+    })),
+    warnings: outcome.warnings,
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * What may be written: documents (`checkDoc`) and the port's `Change` (set / unset / inc), validated once for both backends and applied in
+ * JavaScript where the backend has no native update operators (SQLite). MongoDB translates the
+ * parsed change to `$set` / `$unset` / `$inc` (mongo/mongo-collection.ts) and must agree with
+ * `applyChange` — test/storage/contract.ts keeps them equal.
+ */
+import { StoreUsageError } from './store.js';
+import { checkField } from './query.js';
+
+export interface ParsedChange {
+  set: [field: string, value: unknown][];
+  unset: string[];
+  inc: [field: string, amount: number][];
+}
+
+function changedField(name: string, where: string, seen: Set<string>): string {
+  checkField(name, where);
+  if (name === 'id') throw new StoreUsageError(`${where}: the id can never be changed`);
+  if (seen.has(name)) throw new StoreUsageError(`${where}: field ${name} appears more than once in one change`);
+  seen.add(name);
+  return name;
+}
+
+export function parseChange(change: unknown): ParsedChange {
+  if (typeof change !== 'object' || change === null) throw new StoreUsageError('change: expected an object');
+  const { set = {}, unset = [], inc = {}, ...rest } = change as { set?: unknown; unset?: unknown; inc?: unknown };
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new StoreUsageError(`change: unknown part ${JSON.stringify(unknown[0])}`);
+  if (typeof set !== 'object' || set === null || Array.isArray(set)) throw new StoreUsageError('change.set: expected an object');
+  if (!Array.isArray(unset)) throw new StoreUsageError('change.unset: expected an array of field names');
+  if (typeof inc !== 'object' || inc === null || Array.isArray(inc)) throw new StoreUsageError('change.inc: expected an object');
+
+  const seen = new Set<string>();
+  const parsed: ParsedChange = { set: [], unset: [], inc: [] };
+  for (const [field, value] of Object.entries(set)) {
+    changedField(field, 'change.set', seen);
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
+      throw new StoreUsageError(`change.set.${field}: ${typeof value} cannot be stored (use unset to remove a field)`);
+    }
+    parsed.set.push([field, value]);
+  }
+  for (const field of unset) {
+    if (typeof field !== 'string') throw new StoreUsageError('change.unset: expected field names');
+    parsed.unset.push(changedField(field, 'change.unset', seen));
+  }
+  for (const [field, amount] of Object.entries(inc)) {
+    changedField(field, 'change.inc', seen);
+    if (typeof amount !== 'number' || !Number.isFinite(amount)) throw new StoreUsageError(`change.inc.${field}: expected a finite number`);
+    parsed.inc.push([field, amount]);
+  }
+  return parsed;
+}
+
+/** A document to write: a plain object with a non-empty string id (its other fields are plain JSON). */
+export function checkDoc(doc: unknown, where: string): void {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new StoreUsageError(`${where}: expected a document object`);
+  const id = (doc as { id?: unknown }).id;
+  if (typeof id !== 'string' || id.length === 0) throw new StoreUsageError(`${where}: the document needs a non-empty string id`);
+}
+
+export function isEmptyChange(change: ParsedChange): boolean {
+  return change.set.length === 0 && change.unset.length === 0 && change.inc.length === 0;
+}
+
+/** Returns a new document with the change applied (`doc` is left alone). */
+export function applyChange<T extends object>(doc: T, change: ParsedChange): T {
+  const next: Record<string, unknown> = { ...(doc as Record<string, unknown>) };
+  for (const [field, value] of change.set) next[field] = value;
+  for (const field of change.unset) delete next[field];
+  for (const [field, amount] of change.inc) {
+    // "missing counts as 0"; null or any other type is refused, as MongoDB's $inc refuses it.
+    const current = Object.hasOwn(next, field) ? next[field] : 0;
+    if (typeof current !== 'number') {
+      throw new StoreUsageError(`change.inc.${field}: the stored value is ${current === null ? 'null' : typeof current}, not a number`);
+    }
+    next[field] = current + amount;
+  }
+  return next as T;
+}

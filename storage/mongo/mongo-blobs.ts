@@ -1,0 +1,135 @@
+/**
+ * The blob space of the MongoDB backend. A document is limited to 16 MB, so bytes are stored in
+ * chunks: a header `{_id: key, user_id, size, version, chunks}` in `blobs` and chunk documents
+ * `{_id: version:n, version, n, bytes}` in `blob_chunks`.
+ *
+ * "Readers see either the old or the new value, never a mix": a put writes its chunks under a
+ * fresh version first, then points the header at that version, then deletes the chunks of the
+ * version it replaced. A reader reads the header, then the chunks of that version; if a concurrent
+ * put removed them in between, the count is short and the reader starts again. A crash between
+ * the chunk writes and the header leaves unreferenced chunks behind, never a broken blob.
+ */
+import { randomUUID } from 'node:crypto';
+import { Binary, type ClientSession, type Db, type Filter, type Collection as MongoCollectionApi } from 'mongodb';
+import type { Blobs } from '../store.js';
+import { escapeRegex } from './mongo-filter.js';
+import { portError } from './mongo-collection.js';
+
+/** Bytes per chunk document: well under the 16 MB document limit. */
+const CHUNK_BYTES = 1024 * 1024;
+/** Reads that start again when a concurrent put replaced the blob mid-read. */
+const READ_ATTEMPTS = 5;
+
+interface BlobHeader {
+  _id: string;
+  user_id: string | null;
+  size: number;
+  version: string;
+  chunks: number;
+}
+
+interface BlobChunk {
+  _id: string;
+  version: string;
+  n: number;
+  bytes: Binary;
+}
+
+export class MongoBlobs implements Blobs {
+  private readonly headers: MongoCollectionApi<BlobHeader>;
+  private readonly chunks: MongoCollectionApi<BlobChunk>;
+
+  constructor(db: Db) {
+    this.headers = db.collection<BlobHeader>('blobs');
+    this.chunks = db.collection<BlobChunk>('blob_chunks');
+  }
+
+  async createIndexes(): Promise<void> {
+    await this.headers.createIndexes([{ key: { user_id: 1 }, name: 'blobs_by_user_id' }]);
+    await this.chunks.createIndexes([{ key: { version: 1, n: 1 }, name: 'blob_chunks_by_version_n', unique: true }]);
+  }
+
+  async put(key: string, bytes: Uint8Array, owner: { userId: string | null }): Promise<void> {
+    const version = randomUUID();
+    const count = Math.ceil(bytes.byteLength / CHUNK_BYTES);
+    const docs: BlobChunk[] = [];
+    for (let n = 0; n < count; n++) {
+      const part = bytes.subarray(n * CHUNK_BYTES, Math.min(bytes.byteLength, (n + 1) * CHUNK_BYTES));
+      docs.push({ _id: `${version}:${n}`, version, n, bytes: new Binary(part) });
+    }
+    if (docs.length > 0) await this.chunks.insertMany(docs, { ordered: true });
+
+    let previous: BlobHeader | null;
+    try {
+      previous = await this.headers.findOneAndUpdate(
+        { _id: key },
+        { $set: { user_id: owner.userId, size: bytes.byteLength, version, chunks: count } },
+        { upsert: true, returnDocument: 'before' },
+      );
+    } catch (error) {
+      await this.chunks.deleteMany({ version });
+      throw portError(error, 'blobs');
+    }
+    if (previous !== null) await this.chunks.deleteMany({ version: previous.version });
+  }
+
+  async get(key: string): Promise<Uint8Array | null> {
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      const header = await this.headers.findOne({ _id: key });
+      if (header === null) return null;
+      const parts = await this.chunks.find({ version: header.version }, { sort: { n: 1 } }).toArray();
+      const bytes = assemble(header, parts);
+      if (bytes !== null) return bytes;
+    }
+    throw new Error(`store: blob ${key} kept being replaced while it was read`);
+  }
+
+  async size(key: string): Promise<number | null> {
+    const header = await this.headers.findOne({ _id: key }, { projection: { size: 1 } });
+    return header === null ? null : header.size;
+  }
+
+  async delete(key: string): Promise<boolean> {
+    const header = await this.headers.findOneAndDelete({ _id: key });
+    if (header === null) return false;
+    await this.chunks.deleteMany({ version: header.version });
+    return true;
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    return this.deleteWhere({ _id: { $regex: `^${escapeRegex(prefix)}` } });
+  }
+
+  /** Deletes the blobs owned by these users (inside the caller's transaction when given a session). */
+  async deleteOwned(userIds: readonly string[], session?: ClientSession): Promise<number> {
+    if (userIds.length === 0) return 0;
+    return this.deleteWhere({ user_id: { $in: [...userIds] } }, session);
+  }
+
+  /**
+   * Deletes the matching headers, then the chunks of the versions they pointed at. (A put racing
+   * with the deletion can leave its new chunks unreferenced; never a header without its chunks.)
+   */
+  private async deleteWhere(filter: Filter<BlobHeader>, session?: ClientSession): Promise<number> {
+    const doomed = await this.headers.find(filter, { projection: { _id: 1, version: 1 }, session }).toArray();
+    if (doomed.length === 0) return 0;
+    const result = await this.headers.deleteMany({ _id: { $in: doomed.map((h) => h._id) } }, { session });
+    await this.chunks.deleteMany({ version: { $in: doomed.map((h) => h.version) } }, { session });
+    return result.deletedCount;
+  }
+}
+
+/** The blob's bytes from its chunks, or null when they are incomplete (the version was replaced mid-read). */
+function assemble(header: BlobHeader, parts: BlobChunk[]): Uint8Array | null {
+  if (parts.length !== header.chunks) return null;
+  const bytes = new Uint8Array(header.size);
+  let offset = 0;
+  for (let n = 0; n < parts.length; n++) {
+    const part = parts[n]!;
+    const value = part.bytes.value();
+    if (part.n !== n || offset + value.byteLength > bytes.byteLength) return null;
+    bytes.set(value, offset);
+    offset += value.byteLength;
+  }
+  return offset === header.size ? bytes : null;
+}

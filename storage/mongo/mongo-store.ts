@@ -1,0 +1,144 @@
+/**
+ * The scale-out backend: MongoDB through the official driver. One collection per port
+ * collection, the SCHEMA indexes created at start-up, blobs in chunks (mongo-blobs.ts).
+ *
+ * `batch` is a multi-document transaction and needs a replica set or a sharded cluster (a
+ * single-node replica set is enough for development). `deleteUser` uses a transaction too where
+ * the deployment offers them and otherwise deletes children first and the user last, so a retry
+ * after a failure finishes the job. Kept honest by test/storage/contract.ts through
+ * test/storage/mongo.test.ts whenever MONGODB_URI is set.
+ */
+import { MongoClient, type ClientSession, type Db, type IndexDescription } from 'mongodb';
+import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
+import { COLLECTION_NAMES, SCHEMA, indexName, type IndexSpec } from '../schema.js';
+import { batchStep, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
+import { MongoCollection, type StoredDoc } from './mongo-collection.js';
+import { MongoBlobs } from './mongo-blobs.js';
+
+const DEFAULT_DATABASE = 'threshold';
+
+/** The database a connection string names in its path (`mongodb://host/<db>?…`), or null. */
+export function databaseNamedBy(uri: string): string | null {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]*)/.exec(uri);
+  const name = match?.[1] ? decodeURIComponent(match[1]) : '';
+  return name === '' ? null : name;
+}
+
+/**
+ * A SCHEMA index as MongoDB creates it. Sparse unique indexes are partial indexes over
+ * `{field: {$gte: ''}}`: that admits every string and nothing else (no null, no missing field) —
+ * the sparse fields hold strings — and, unlike a `$type` filter, the planner recognises an equality
+ * on the field as implying it, so lookups by email or job key use the index.
+ */
+function indexDescription(collection: CollectionName, index: IndexSpec): IndexDescription {
+  const description: IndexDescription = {
+    key: Object.fromEntries(index.fields.map((field) => [field, 1])),
+    name: indexName(collection, index),
+  };
+  if (index.unique) description.unique = true;
+  if (index.sparse) description.partialFilterExpression = Object.fromEntries(index.fields.map((field) => [field, { $gte: '' }]));
+  return description;
+}
+
+async function createIndexes(db: Db, blobs: MongoBlobs): Promise<void> {
+  for (const name of COLLECTION_NAMES) {
+    const indexes = SCHEMA[name].indexes.map((index) => indexDescription(name, index));
+    if (indexes.length > 0) await db.collection(name).createIndexes(indexes);
+  }
+  await blobs.createIndexes();
+}
+
+/** Whether the deployment runs multi-document transactions: a replica set member or a mongos. */
+async function supportsTransactions(db: Db): Promise<boolean> {
+  const hello = await db.command({ hello: 1 });
+  return typeof hello['setName'] === 'string' || hello['msg'] === 'isdbgrid';
+}
+
+/**
+ * Connects and prepares the store. `database` overrides the database the URI names; without it
+ * the URI's database is used, else 'threshold'.
+ */
+export async function openMongoStore(options: { uri: string; database?: string }): Promise<Store> {
+  // ignoreUndefined: an undefined field is absent, as JSON.stringify makes it in the SQLite backend.
+  const client = new MongoClient(options.uri, { ignoreUndefined: true, appName: 'threshold' });
+  await client.connect();
+  try {
+    const db = client.db(options.database ?? databaseNamedBy(options.uri) ?? DEFAULT_DATABASE);
+    const blobs = new MongoBlobs(db);
+    await createIndexes(db, blobs);
+    const transactions = await supportsTransactions(db);
+    return mongoStore(client, db, blobs, transactions);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+function mongoStore(client: MongoClient, db: Db, blobs: MongoBlobs, transactions: boolean): Store {
+  const collections = Object.fromEntries(
+    COLLECTION_NAMES.map((name) => [name, new MongoCollection<Doc>(db.collection<StoredDoc>(name), name)]),
+  ) as Record<CollectionName, MongoCollection<Doc>>;
+
+  async function runDeletionStep(step: DeletionStep, session?: ClientSession): Promise<DeletionResult> {
+    switch (step.kind) {
+      case 'find-ids': return collections[step.collection].findIds(step.filter, session);
+      case 'delete': return collections[step.collection].deleteMany(step.filter, session);
+      case 'delete-blobs': return blobs.deleteOwned(step.userIds, session);
+    }
+  }
+
+  /** Runs the whole deletion walk; a fresh walk per call, because a transaction may be retried. */
+  async function deleteAll(userId: string, session?: ClientSession): Promise<number> {
+    const walk = userDeletion(userId);
+    let step = walk.next();
+    while (!step.done) step = walk.next(await runDeletionStep(step.value, session));
+    return step.value;
+  }
+
+  return {
+    ...(collections as unknown as Collections),
+    backend: 'mongo',
+    blobs,
+
+    // "MongoDB: one multi-document transaction (requires a replica set or sharded cluster)."
+    async batch(ops) {
+      const steps = ops.map(batchStep);
+      if (!transactions) {
+        throw new Error('store: batch needs a MongoDB replica set or sharded cluster; this server is a standalone mongod');
+      }
+      await client.withSession((session) => session.withTransaction(async () => {
+        for (const step of steps) {
+          const collection = collections[step.collection];
+          switch (step.kind) {
+            case 'insert': await collection.insert(step.doc, session); break;
+            case 'put': await collection.put(step.doc, session); break;
+            case 'update': await collection.updateMany(step.filter, step.change, session); break;
+            case 'delete': await collection.deleteMany(step.filter, session); break;
+          }
+        }
+      }));
+    },
+
+    async claimJob(kinds, owner, leaseMs, now = Date.now()): Promise<JobRecord | null> {
+      const claim = claimJobQuery(kinds, owner, leaseMs, now);
+      const jobs = collections.jobs as unknown as MongoCollection<JobRecord>;
+      return jobs.updateOne(claim.filter, claim.change, { sort: claim.sort });
+    },
+
+    async deleteUser(userId) {
+      if (typeof userId !== 'string' || userId.length === 0) throw new StoreUsageError('deleteUser: expected a user id');
+      if (!transactions) return deleteAll(userId);
+      // One transaction: very large accounts can meet the server's transaction limits
+      // (transactionLifetimeLimitSeconds); a failed deletion leaves everything in place.
+      return client.withSession((session) => session.withTransaction(() => deleteAll(userId, session)));
+    },
+
+    async ping() {
+      await db.command({ ping: 1 });
+    },
+
+    async close() {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Predicates (storage/query.ts) → SQLite WHERE / ORDER BY over `(id, doc)` tables of JSON
+ * documents, with every value bound as a parameter. Field names reach the SQL only after
+ * `checkField` (lower-case snake case), inside `'$.field'` JSON paths.
+ *
+ * MongoDB semantics, reproduced:
+ * - `json_extract` is NULL for a missing field and for JSON null, so `IS NULL` is Mongo's `{f: null}`;
+ * - every comparison also tests `json_type`, because `json_extract` gives 1/0 for true/false and
+ *   JSON text for arrays and objects: numbers meet only numbers, strings only strings, booleans
+ *   only booleans (Mongo's type bracketing);
+ * - negations (`ne`, `nin`) are `NOT IFNULL(…, 0)`, so a missing field (NULL) matches them;
+ * - `$all` / `$any` look at the elements through `json_each`; `$prefix` compares `substr`, so
+ *   `%`, `_` and regex characters in the prefix are plain characters.
+ * The comparison's `json_extract(doc, '$.f') op ?` term is written exactly as the expression
+ * indexes are, so the planner can use them (test/storage/sqlite.test.ts checks one plan).
+ */
+import type { Predicate, SortKey, Value } from '../query.js';
+
+export type SqlValue = string | number | null;
+
+export interface SqlWhere {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** SQL expressions for a field's value (as `json_extract` returns it) and its JSON type name. */
+interface Operand {
+  value: string;
+  type: string;
+}
+
+/** The indexed expression for a field: shared with the CREATE INDEX statements. */
+export function fieldExpression(field: string): string {
+  return field === 'id' ? 'id' : `json_extract(doc, '$.${field}')`;
+}
+
+function operand(field: string): Operand {
+  return field === 'id' ? { value: 'id', type: `'text'` } : { value: fieldExpression(field), type: `json_type(doc, '$.${field}')` };
+}
+
+/** `json_each` arguments for a field, qualified with the table name (json_each has its own `id` column). */
+function elements(table: string, field: string): string {
+  return field === 'id' ? `json_quote("${table}".id)` : `"${table}".doc, '$.${field}'`;
+}
+
+const ELEMENT: Operand = { value: 'e.value', type: 'e.type' };
+
+function typeTest(type: string, value: Value): string {
+  switch (typeof value) {
+    case 'string': return `${type} = 'text'`;
+    case 'number': return `${type} IN ('integer', 'real')`;
+    default: return `${type} IN ('true', 'false')`;
+  }
+}
+
+function bind(value: Value, params: SqlValue[]): string {
+  params.push(typeof value === 'boolean' ? (value ? 1 : 0) : value);
+  return '?';
+}
+
+function compare(on: Operand, sqlOp: string, value: Value, params: SqlValue[]): string {
+  return `(${on.value} ${sqlOp} ${bind(value, params)} AND ${typeTest(on.type, value)})`;
+}
+
+/** One IN list per type class, so `1` never meets `true` and `'1'` never meets `1`. */
+function inList(on: Operand, values: readonly (Value | null)[], params: SqlValue[]): string {
+  const parts: string[] = [];
+  for (const kind of ['string', 'number', 'boolean'] as const) {
+    const same = values.filter((v): v is Value => v !== null && typeof v === kind);
+    if (same.length === 0) continue;
+    const list = same.map((v) => bind(v, params)).join(', ');
+    parts.push(`(${on.value} IN (${list}) AND ${typeTest(on.type, same[0]!)})`);
+  }
+  if (values.includes(null)) parts.push(`${on.value} IS NULL`);
+  return parts.length === 0 ? '0' : `(${parts.join(' OR ')})`;
+}
+
+const RANGE_SQL = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function compile(p: Predicate, table: string, params: SqlValue[]): string {
+  switch (p.op) {
+    case 'and':
+    case 'or': {
+      if (p.items.length === 0) return p.op === 'and' ? '1' : '0';
+      return `(${p.items.map((item) => compile(item, table, params)).join(p.op === 'and' ? ' AND ' : ' OR ')})`;
+    }
+    case 'eq':
+      return p.value === null ? `${operand(p.field).value} IS NULL` : compare(operand(p.field), '=', p.value, params);
+    case 'ne':
+      return p.value === null
+        ? `${operand(p.field).value} IS NOT NULL`
+        : `NOT IFNULL(${compare(operand(p.field), '=', p.value, params)}, 0)`;
+    case 'gt': case 'gte': case 'lt': case 'lte':
+      return compare(operand(p.field), RANGE_SQL[p.op], p.value, params);
+    case 'in':
+      return inList(operand(p.field), p.values, params);
+    case 'nin':
+      return `NOT IFNULL(${inList(operand(p.field), p.values, params)}, 0)`;
+    case 'all': {
+      if (p.values.length === 0) return '0';
+      const on = operand(p.field);
+      const each = p.values.map((v) => `EXISTS (SELECT 1 FROM json_each(${elements(table, p.field)}) AS e WHERE ${compare(ELEMENT, '=', v, params)})`);
+      return `(${on.type} <> 'object' AND ${each.join(' AND ')})`;
+    }
+    case 'any': {
+      if (p.values.length === 0) return '0';
+      const on = operand(p.field);
+      return `(${on.type} <> 'object' AND EXISTS (SELECT 1 FROM json_each(${elements(table, p.field)}) AS e WHERE ${inList(ELEMENT, p.values, params)}))`;
+    }
+    case 'prefix': {
+      const on = operand(p.field);
+      params.push(p.prefix, p.prefix);
+      return `(${on.type} = 'text' AND substr(${on.value}, 1, length(?)) = ?)`;
+    }
+  }
+}
+
+export function whereClause(predicate: Predicate, table: string): SqlWhere {
+  const params: SqlValue[] = [];
+  const sql = compile(predicate, table, params);
+  return { sql, params };
+}
+
+/** ORDER BY for a parsed sort (which already ends with the id tie-breaker), or '' when unsorted. */
+export function orderBy(keys: readonly SortKey[]): string {
+  if (keys.length === 0) return '';
+  return ` ORDER BY ${keys.map(([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`).join(', ')}`;
+}

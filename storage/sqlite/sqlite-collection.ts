@@ -1,0 +1,177 @@
+/**
+ * One collection of the SQLite backend: a `(id TEXT PRIMARY KEY, doc TEXT NOT NULL)` table of JSON
+ * documents. Every operation has a synchronous form (`…Now`) that the store's transactions
+ * (batch, deleteUser) call directly — better-sqlite3 transactions cannot span an `await` — and the
+ * port's async form around it. Read-then-write operations run in an IMMEDIATE transaction, which
+ * takes the write lock first, so a conditional `updateOne` is atomic across connections and
+ * processes, not only within this event loop.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  DuplicateKeyError, type Change, type Collection, type CollectionName, type Doc, type Filter, type FindOptions,
+  type InsertOutcome,
+} from '../store.js';
+import { keyFilter, parseFilter, parsePage, parseSort } from '../query.js';
+import { applyChange, checkDoc, isEmptyChange, parseChange } from '../apply-change.js';
+import { orderBy, whereClause, type SqlWhere } from './sql-filter.js';
+
+/** What a collection needs from its database: cached statements and IMMEDIATE transactions. */
+export interface SqliteHandle {
+  prepare(sql: string): BetterSqlite3.Statement;
+  immediate<R>(work: () => R): R;
+}
+
+interface DocRow {
+  doc: string;
+}
+
+const UNIQUE_VIOLATIONS = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+export class SqliteCollection<T extends Doc> implements Collection<T> {
+  private readonly table: string;
+
+  constructor(private readonly handle: SqliteHandle, readonly name: CollectionName) {
+    this.table = `"${name}"`;
+  }
+
+  private where(filter: Filter<T>): SqlWhere {
+    return whereClause(parseFilter(filter), this.name);
+  }
+
+  /** Runs a write, turning a unique-constraint failure into the port's DuplicateKeyError. */
+  private write<R>(work: () => R): R {
+    try {
+      return work();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && UNIQUE_VIOLATIONS.has(code)) {
+        throw new DuplicateKeyError(this.name, (error as Error).message);
+      }
+      throw error;
+    }
+  }
+
+  insertNow(doc: T): void {
+    checkDoc(doc, `${this.name}.insert`);
+    const json = JSON.stringify(doc);
+    this.write(() => this.handle.prepare(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc.id, json));
+  }
+
+  putNow(doc: T): void {
+    checkDoc(doc, `${this.name}.put`);
+    const json = JSON.stringify(doc);
+    this.write(() => this.handle.prepare(
+      `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+    ).run(doc.id, json));
+  }
+
+  insertIfAbsentNow(doc: T, key: (keyof T & string)[]): InsertOutcome<T> {
+    const existingFilter = keyFilter(doc, key) as Filter<T>;
+    return this.handle.immediate(() => {
+      try {
+        this.insertNow(doc);
+        return { inserted: true, doc };
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        const existing = this.findNow(existingFilter, { limit: 1 })[0];
+        if (existing === undefined) throw error; // the collision was on another unique index
+        return { inserted: false, existing };
+      }
+    });
+  }
+
+  findNow(filter: Filter<T>, options?: FindOptions<T>): T[] {
+    const { sql, params } = this.where(filter);
+    const { limit, offset } = parsePage(options);
+    if (limit === 0) return [];
+    const paged = limit !== null || offset > 0;
+    const page = paged ? ' LIMIT ? OFFSET ?' : '';
+    const rows = this.handle.prepare(`SELECT doc FROM ${this.table} WHERE ${sql}${orderBy(parseSort(options?.sort))}${page}`)
+      .all(...params, ...(paged ? [limit ?? -1, offset] : [])) as DocRow[];
+    return rows.map((row) => JSON.parse(row.doc) as T);
+  }
+
+  findIdsNow(filter: Filter<T>): string[] {
+    const { sql, params } = this.where(filter);
+    const rows = this.handle.prepare(`SELECT id FROM ${this.table} WHERE ${sql}`).all(...params) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  updateOneNow(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>): T | null {
+    const parsed = parseChange(change);
+    const { sql, params } = this.where(filter);
+    const select = `SELECT doc FROM ${this.table} WHERE ${sql}${orderBy(parseSort(options?.sort))} LIMIT 1`;
+    return this.handle.immediate(() => {
+      const row = this.handle.prepare(select).get(...params) as DocRow | undefined;
+      if (row === undefined) return null;
+      if (isEmptyChange(parsed)) return JSON.parse(row.doc) as T;
+      const json = JSON.stringify(applyChange(JSON.parse(row.doc) as T, parsed));
+      const next = JSON.parse(json) as T;
+      this.write(() => this.handle.prepare(`UPDATE ${this.table} SET doc = ? WHERE id = ?`).run(json, next.id));
+      return next;
+    });
+  }
+
+  updateManyNow(filter: Filter<T>, change: Change<T>): number {
+    const parsed = parseChange(change);
+    const { sql, params } = this.where(filter);
+    return this.handle.immediate(() => {
+      const rows = this.handle.prepare(`SELECT doc FROM ${this.table} WHERE ${sql}`).all(...params) as DocRow[];
+      if (isEmptyChange(parsed)) return rows.length;
+      const update = this.handle.prepare(`UPDATE ${this.table} SET doc = ? WHERE id = ?`);
+      for (const row of rows) {
+        const next = applyChange(JSON.parse(row.doc) as T, parsed);
+        this.write(() => update.run(JSON.stringify(next), next.id));
+      }
+      return rows.length;
+    });
+  }
+
+  deleteManyNow(filter: Filter<T>): number {
+    const { sql, params } = this.where(filter);
+    return this.handle.prepare(`DELETE FROM ${this.table} WHERE ${sql}`).run(...params).changes;
+  }
+
+  async insert(doc: T): Promise<void> {
+    this.insertNow(doc);
+  }
+
+  async insertIfAbsent(doc: T, key: (keyof T & string)[]): Promise<InsertOutcome<T>> {
+    return this.insertIfAbsentNow(doc, key);
+  }
+
+  async get(id: string): Promise<T | null> {
+    const row = this.handle.prepare(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as DocRow | undefined;
+    return row === undefined ? null : (JSON.parse(row.doc) as T);
+  }
+
+  async findOne(filter: Filter<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null> {
+    return this.findNow(filter, { ...options, limit: 1 })[0] ?? null;
+  }
+
+  async find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]> {
+    return this.findNow(filter, options);
+  }
+
+  async count(filter: Filter<T>): Promise<number> {
+    const { sql, params } = this.where(filter);
+    const row = this.handle.prepare(`SELECT count(*) AS n FROM ${this.table} WHERE ${sql}`).get(...params) as { n: number };
+    return row.n;
+  }
+
+  async updateOne(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null> {
+    return this.updateOneNow(filter, change, options);
+  }
+
+  async updateMany(filter: Filter<T>, change: Change<T>): Promise<number> {
+    return this.updateManyNow(filter, change);
+  }
+
+  async put(doc: T): Promise<void> {
+    this.putNow(doc);
+  }
+
+  async deleteMany(filter: Filter<T>): Promise<number> {
+    return this.deleteManyNow(filter);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The embedded backend: one SQLite file (better-sqlite3, WAL mode) holding one table of JSON
+ * documents per collection, expression indexes per SCHEMA, and the blob table.
+ *
+ * better-sqlite3 is synchronous; each call is short, and the port's methods stay `async`. Because
+ * nothing awaits inside a transaction, a transaction never interleaves with other work on the same
+ * connection; across connections and processes, IMMEDIATE transactions and the busy timeout
+ * serialise writers. Kept honest by test/storage/contract.ts and test/storage/sqlite.test.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
+import { COLLECTION_NAMES, SCHEMA, indexName } from '../schema.js';
+import { batchStep, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
+import { SqliteCollection, type SqliteHandle } from './sqlite-collection.js';
+import { SqliteBlobs, BLOBS_SCHEMA } from './sqlite-blobs.js';
+import { fieldExpression } from './sql-filter.js';
+
+/** How long a writer waits for another connection's write lock before failing, in milliseconds. */
+const BUSY_TIMEOUT_MS = 5000;
+/** Prepared statements kept per connection (queries with long `$in` lists make many distinct texts). */
+const STATEMENT_CACHE_SIZE = 500;
+
+function schemaStatements(): string[] {
+  const statements: string[] = [];
+  for (const name of COLLECTION_NAMES) {
+    statements.push(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+    for (const index of SCHEMA[name].indexes) {
+      const columns = index.fields.map(fieldExpression).join(', ');
+      // A sparse unique index constrains only documents in which every field is present and not null.
+      // (A plain UNIQUE index lets NULLs repeat where MongoDB would not; the records never leave
+      // the fields of non-sparse unique indexes null.)
+      const partial = index.sparse ? ` WHERE ${index.fields.map((f) => `${fieldExpression(f)} IS NOT NULL`).join(' AND ')}` : '';
+      statements.push(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${indexName(name, index)}" ON "${name}" (${columns})${partial}`);
+    }
+  }
+  return [...statements, ...BLOBS_SCHEMA];
+}
+
+function connect(file: string): Database.Database {
+  if (file !== ':memory:' && file !== '') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    db.pragma('journal_mode = WAL');
+    // FULL: a committed write (a consumed code, a claimed job) survives a power loss too, not only a
+    // crash of the process. (better-sqlite3 would default WAL databases to NORMAL.)
+    db.pragma('synchronous = FULL');
+    db.transaction(() => {
+      for (const sql of schemaStatements()) db.exec(sql);
+    }).immediate();
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function handleFor(db: Database.Database): SqliteHandle {
+  const statements = new Map<string, Database.Statement>();
+  const transaction = db.transaction((work: () => unknown) => work());
+  return {
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = db.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    immediate<R>(work: () => R): R {
+      return transaction.immediate(work) as R;
+    },
+  };
+}
+
+/** Opens (creating when needed) the store in `file`, or an in-memory store for ':memory:'. */
+export async function openSqliteStore(options: { file: string }): Promise<Store> {
+  const db = connect(options.file);
+  const handle = handleFor(db);
+  const blobs = new SqliteBlobs(handle);
+  const collections = Object.fromEntries(
+    COLLECTION_NAMES.map((name) => [name, new SqliteCollection<Doc>(handle, name)]),
+  ) as Record<CollectionName, SqliteCollection<Doc>>;
+
+  function runDeletionStep(step: DeletionStep): DeletionResult {
+    switch (step.kind) {
+      case 'find-ids': return collections[step.collection].findIdsNow(step.filter);
+      case 'delete': return collections[step.collection].deleteManyNow(step.filter);
+      case 'delete-blobs': return blobs.deleteOwnedNow(step.userIds);
+    }
+  }
+
+  const store: Store = {
+    ...(collections as unknown as Collections),
+    backend: 'sqlite',
+    blobs,
+
+    // "SQLite: one transaction."
+    async batch(ops) {
+      const steps = ops.map(batchStep);
+      handle.immediate(() => {
+        for (const step of steps) {
+          const collection = collections[step.collection];
+          switch (step.kind) {
+            case 'insert': collection.insertNow(step.doc); break;
+            case 'put': collection.putNow(step.doc); break;
+            case 'update': collection.updateManyNow(step.filter, step.change); break;
+            case 'delete': collection.deleteManyNow(step.filter); break;
+          }
+        }
+      });
+    },
+
+    async claimJob(kinds, owner, leaseMs, now = Date.now()): Promise<JobRecord | null> {
+      const claim = claimJobQuery(kinds, owner, leaseMs, now);
+      const jobs = collections.jobs as unknown as SqliteCollection<JobRecord>;
+      return jobs.updateOneNow(claim.filter, claim.change, { sort: claim.sort });
+    },
+
+    async deleteUser(userId) {
+      if (typeof userId !== 'string' || userId.length === 0) throw new StoreUsageError('deleteUser: expected a user id');
+      return handle.immediate(() => {
+        const walk = userDeletion(userId);
+        let step = walk.next();
+        while (!step.done) step = walk.next(runDeletionStep(step.value));
+        return step.value;
+      });
+    },
+
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+  return store;
+}

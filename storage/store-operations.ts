@@ -1,0 +1,101 @@
+/**
+ * The store-level operations of the port, written once over collection operations so both
+ * backends run the same logic inside their own transactions: reading a `BatchOp`, the job claim
+ * (a conditional `updateOne`), and the walk that finds everything a user owns.
+ *
+ * The deletion walk is a generator: it yields the steps it needs (find ids, delete matching,
+ * delete blobs) and receives their results, so SQLite drives it synchronously inside one
+ * transaction and MongoDB drives it with `await`, with or without a session.
+ */
+import { StoreUsageError, type BatchOp, type Change, type CollectionName, type Doc, type Filter, type JobRecord, type Sort } from './store.js';
+import { COLLECTION_NAMES, SCHEMA } from './schema.js';
+
+type AnyFilter = Filter<Doc> & Record<string, unknown>;
+
+export type BatchStep = { collection: CollectionName } & (
+  | { kind: 'insert' | 'put'; doc: Doc }
+  | { kind: 'update'; filter: AnyFilter; change: Change<Doc> }
+  | { kind: 'delete'; filter: AnyFilter }
+);
+
+/** Reads one `BatchOp` (checking its collection, which arrives as data). */
+export function batchStep(op: BatchOp): BatchStep {
+  const collection = op.collection;
+  if (!Object.hasOwn(SCHEMA, collection)) throw new StoreUsageError(`batch: unknown collection ${JSON.stringify(collection)}`);
+  const loose = op as { insert?: Doc; put?: Doc; update?: AnyFilter; change?: Change<Doc>; delete?: AnyFilter };
+  if (loose.insert !== undefined) return { collection, kind: 'insert', doc: loose.insert };
+  if (loose.put !== undefined) return { collection, kind: 'put', doc: loose.put };
+  if (loose.update !== undefined) {
+    if (loose.change === undefined) throw new StoreUsageError(`batch: update of ${collection} has no change`);
+    return { collection, kind: 'update', filter: loose.update, change: loose.change };
+  }
+  if (loose.delete !== undefined) return { collection, kind: 'delete', filter: loose.delete };
+  throw new StoreUsageError(`batch: op on ${collection} names no insert, put, update or delete`);
+}
+
+/**
+ * The claim as one conditional update: "status `queued` with `run_after` ≤ now, or status
+ * `running` whose lease expired", oldest by run_after then created_at.
+ */
+export function claimJobQuery(kinds: string[], owner: string, leaseMs: number, now: number): {
+  filter: Filter<JobRecord>; change: Change<JobRecord>; sort: Sort<JobRecord>;
+} {
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new StoreUsageError(`claimJob: leaseMs must be a positive number, got ${leaseMs}`);
+  if (!Number.isFinite(now)) throw new StoreUsageError(`claimJob: now must be a finite number, got ${now}`);
+  return {
+    filter: {
+      kind: { $in: kinds },
+      $or: [{ status: 'queued', run_after: { $lte: now } }, { status: 'running', lease_until: { $lt: now } }],
+    },
+    change: { set: { status: 'running', lease_owner: owner, lease_until: now + leaseMs, updated_at: now }, inc: { attempts: 1 } },
+    sort: { run_after: 1, created_at: 1 },
+  };
+}
+
+/** Children reached through a parent a deleted user owns: parent → [child collection, field naming the parent]. */
+const CASCADES: [CollectionName, [CollectionName, string][]][] = [
+  ['applications', [
+    ['client_secrets', 'application_id'], ['grants', 'application_id'], ['authorization_codes', 'application_id'],
+    ['refresh_tokens', 'application_id'], ['interactions', 'application_id'],
+  ]],
+  ['teams', [['team_members', 'team_id'], ['team_authorizations', 'team_id']]],
+];
+
+export type DeletionStep =
+  | { kind: 'find-ids'; collection: CollectionName; filter: AnyFilter }
+  | { kind: 'delete'; collection: CollectionName; filter: AnyFilter }
+  | { kind: 'delete-blobs'; userIds: string[] };
+
+/** What a step returns to the walk: ids for `find-ids`, a count otherwise. */
+export type DeletionResult = string[] | number;
+
+/**
+ * Yields the steps that delete `userId` and everything they own, children before parents and the
+ * users themselves last; returns the total number of documents and blobs removed.
+ */
+export function* userDeletion(userId: string): Generator<DeletionStep, number, DeletionResult> {
+  const users = [userId];
+  const seen = new Set(users);
+  for (let frontier = users; frontier.length > 0;) {
+    const managed = (yield { kind: 'find-ids', collection: 'users', filter: { managed_by: { $in: frontier } } }) as string[];
+    frontier = managed.filter((id) => !seen.has(id));
+    for (const id of frontier) seen.add(id);
+    users.push(...frontier);
+  }
+
+  let removed = 0;
+  for (const [parent, children] of CASCADES) {
+    const parents = (yield { kind: 'find-ids', collection: parent, filter: { user_id: { $in: users } } }) as string[];
+    if (parents.length === 0) continue;
+    for (const [child, field] of children) {
+      removed += (yield { kind: 'delete', collection: child, filter: { [field]: { $in: parents } } }) as number;
+    }
+  }
+  for (const collection of COLLECTION_NAMES) {
+    if (SCHEMA[collection].owner !== 'user_id') continue;
+    removed += (yield { kind: 'delete', collection, filter: { user_id: { $in: users } } }) as number;
+  }
+  removed += (yield { kind: 'delete-blobs', userIds: users }) as number;
+  removed += (yield { kind: 'delete', collection: 'users', filter: { id: { $in: users } } }) as number;
+  return removed;
+}

@@ -1,0 +1,72 @@
+import { availableParallelism } from 'node:os';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError } from '../../domain/config-error.js';
+import { ENGINE_DEFAULTS, loadEngineConfig } from '../../engine/config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadEngineConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  assert.unreachable('expected a ConfigError');
+  return [];
+}
+
+test('runs on loopback with one thread per core, no token and info logs by default', () => {
+  const config = loadEngineConfig({});
+  assert.is(config.engineAddress, '127.0.0.1:50051');
+  assert.is(config.engineThreads, availableParallelism());
+  assert.is(config.engineToken, null);
+  assert.is(config.logLevel, 'info');
+  assert.is(config.store.mongodbUri, null);
+  assert.equal({ ...ENGINE_DEFAULTS }, { engineAddress: '127.0.0.1:50051', engineThreads: availableParallelism(), engineToken: null, logLevel: 'info' });
+});
+
+test('reads every setting from the environment', () => {
+  const config = loadEngineConfig({ ENGINE_ADDRESS: '[::1]:6000', ENGINE_THREADS: '3', ENGINE_TOKEN: 's3cret-token', LOG_LEVEL: 'debug', DATA_DIR: '/tmp/x' });
+  assert.equal(
+    { address: config.engineAddress, threads: config.engineThreads, token: config.engineToken, level: config.logLevel, dataDir: config.store.dataDir },
+    { address: '[::1]:6000', threads: 3, token: 's3cret-token', level: 'debug', dataDir: '/tmp/x' },
+  );
+});
+
+test('treats an empty ENGINE_TOKEN as unset', () => {
+  assert.is(loadEngineConfig({ ENGINE_TOKEN: '' }).engineToken, null);
+});
+
+test('reports every problem at once, the store\'s included', () => {
+  const problems = problemsOf({ ENGINE_ADDRESS: 'localhost', ENGINE_THREADS: '0', ENGINE_TOKEN: 'has space', LOG_LEVEL: 'loud', MONGODB_URI: 'http://db' });
+  assert.equal(problems, [
+    "ENGINE_ADDRESS must be host:port with a port from 0 to 65535 (got 'localhost')",
+    "ENGINE_THREADS must be a positive integer (got '0')",
+    'ENGINE_TOKEN must be printable ASCII without spaces',
+    "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'loud')",
+    'MONGODB_URI must start with mongodb:// or mongodb+srv://',
+  ]);
+});
+
+test('rejects fractional, signed and non-numeric thread counts and out-of-range ports', () => {
+  for (const threads of ['2.5', '-1', 'four', '1e2']) {
+    assert.equal(problemsOf({ ENGINE_THREADS: threads }), [`ENGINE_THREADS must be a positive integer (got '${threads}')`]);
+  }
+  assert.is(problemsOf({ ENGINE_ADDRESS: '127.0.0.1:65536' }).length, 1);
+  assert.is(loadEngineConfig({ ENGINE_ADDRESS: '0.0.0.0:0' }).engineAddress, '0.0.0.0:0');
+});
+
+test('lists each problem on its own line in the error message', () => {
+  try {
+    loadEngineConfig({ ENGINE_THREADS: 'x', LOG_LEVEL: 'y' });
+    assert.unreachable('expected a ConfigError');
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    assert.is(
+      (error as Error).message,
+      "invalid configuration:\n  - ENGINE_THREADS must be a positive integer (got 'x')\n  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'y')",
+    );
+  }
+});
+
+test.run();

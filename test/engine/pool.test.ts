@@ -1,0 +1,77 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { status } from '@grpc/grpc-js';
+import { tableFromIPC } from 'apache-arrow';
+import { EngineError } from '../../engine/errors.js';
+import { createPool } from '../../engine/pool/pool.js';
+import { csvBytes, largeCsv } from './support.js';
+
+const pool = createPool({ threads: 1 });
+
+function standalone(bytes: Uint8Array): ArrayBuffer {
+  return bytes.slice().buffer as ArrayBuffer;
+}
+
+test('decodes a CSV in a worker, moving the bytes there and the series back', async () => {
+  const bytes = standalone(csvBytes(['timestamp,sport,power', '2024-05-01T07:00:00+02:00,cycling,250', '2024-05-01T07:00:01+02:00,cycling,']));
+  const outcome = await pool.run('decodeCsv', { bytes }, { transferList: [bytes] });
+  assert.is(bytes.byteLength, 0, 'the input buffer was transferred, not copied');
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const [activity] = outcome.activities;
+  assert.equal({ ...activity, series: null }, {
+    sport: 'cycling', start: Date.UTC(2024, 4, 1, 5), end: Date.UTC(2024, 4, 1, 5) + 1000, offset: 120, samples: 2, metrics: ['power'], series: null,
+  });
+  assert.instance(activity!.series, ArrayBuffer);
+  const table = tableFromIPC(new Uint8Array(activity!.series));
+  assert.equal(table.toArray().map((row) => row.toJSON()), [
+    { timestamp: Date.UTC(2024, 4, 1, 5), power: 250 },
+    { timestamp: Date.UTC(2024, 4, 1, 5) + 1000, power: null },
+  ]);
+});
+
+test('returns an undecodable file as a failure value with its code', async () => {
+  const bytes = standalone(csvBytes(['timestamp,sport', '2024-05-01T07:00:00,cycling']));
+  const outcome = await pool.run('decodeCsv', { bytes }, { transferList: [bytes] });
+  assert.equal(outcome, {
+    ok: false,
+    code: 'csv_naive_timestamp',
+    message: "csv decode: line 2 column timestamp: '2024-05-01T07:00:00' has no UTC offset",
+  });
+});
+
+test('rejects with AbortError when the signal aborts while the task runs, and keeps serving', async () => {
+  const bytes = standalone(largeCsv(100_000));
+  const controller = new AbortController();
+  const running = pool.run('decodeCsv', { bytes }, { signal: controller.signal, transferList: [bytes] });
+  controller.abort(new Error('deadline'));
+  try {
+    await running;
+    assert.unreachable('the task should have been aborted');
+  } catch (error) {
+    assert.is((error as Error).name, 'AbortError');
+  }
+  const next = standalone(csvBytes(['timestamp,sport', '2024-05-01T07:00:00Z,running']));
+  assert.ok((await pool.run('decodeCsv', { bytes: next }, { transferList: [next] })).ok);
+});
+
+test('answers RESOURCE_EXHAUSTED when every thread is busy and the queue is full', async () => {
+  const small = createPool({ threads: 1, maxQueue: 1 });
+  const controller = new AbortController();
+  const settled = Array.from({ length: 3 }, () => {
+    const bytes = standalone(largeCsv(1_000));
+    return small.run('decodeCsv', { bytes }, { transferList: [bytes], signal: controller.signal }).then(() => 'decoded', (error: unknown) => error);
+  });
+  controller.abort(); // the two admitted tasks need not finish
+  const [first, second, third] = await Promise.all(settled);
+  assert.is((first as Error).name, 'AbortError');
+  assert.is((second as Error).name, 'AbortError');
+  assert.instance(third, EngineError);
+  assert.is((third as EngineError).status, status.RESOURCE_EXHAUSTED);
+  assert.is((third as EngineError).message, 'engine: worker pool queue is full');
+  await small.destroy();
+});
+
+test.after(() => pool.destroy());
+
+test.run();

@@ -1,0 +1,556 @@
+/**
+ * The storage contract: every backend runs this suite (test/storage/sqlite.test.ts on ':memory:'
+ * and on a file, test/storage/mongo.test.ts when MONGODB_URI is set). One fresh store per test.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,
+} from '../../storage/store.js';
+import { COLLECTION_NAMES, SCHEMA } from '../../storage/schema.js';
+import {
+  T0, activity, application, authorizationCode, clientSecret, daily, grant, job, refreshToken, team, teamMember, user,
+} from './records.js';
+
+/** A free-form document for the filter tests (stored in `markers`, which has no unique index). */
+interface Probe {
+  id: string;
+  s?: string | null;
+  n?: number | null;
+  b?: boolean;
+  tags?: string[];
+  d?: string;
+  mixed?: string | number | boolean | string[];
+}
+
+const PROBES: Probe[] = [
+  { id: 'p1', s: 'alpha', n: 1, b: true, tags: ['a', 'b'], d: '2024-01-05T10:00:00Z', mixed: 5 },
+  { id: 'p2', s: 'beta', n: 2, b: false, tags: ['b', 'c'], d: '2024-02-01T00:00:00Z', mixed: '5' },
+  { id: 'p3', s: null, n: 10, b: true, tags: [], d: '2023-12-31T23:59:59Z', mixed: true },
+  { id: 'p4', n: null, tags: ['a'], mixed: 1 },
+  { id: 'p5', s: 'gamma', n: -3.5, b: false, tags: ['c'], mixed: [] },
+];
+
+async function rejects(work: () => Promise<unknown>, type: abstract new (...args: never[]) => Error): Promise<void> {
+  let thrown: unknown = null;
+  try {
+    await work();
+  } catch (error) {
+    thrown = error;
+  }
+  assert.ok(thrown instanceof type, `expected ${type.name}, got ${String(thrown)}`);
+}
+
+/** 20 MB of bytes that differ from chunk to chunk and are cheap to make and compare. */
+function pattern(size: number, seed: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + (i >>> 12) + seed) & 0xff;
+  return bytes;
+}
+
+function sameBytes(actual: Uint8Array | null, expected: Uint8Array): boolean {
+  return actual !== null && Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength)
+    .equals(Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength));
+}
+
+export function storeContract(label: string, open: () => Promise<Store>): void {
+  const test = suite(`storage contract: ${label}`);
+  let store: Store;
+  let probes: Collection<Probe>;
+
+  test.before.each(async () => {
+    store = await open();
+    probes = store.markers as unknown as Collection<Probe>;
+  });
+  test.after.each(async () => {
+    await store?.close();
+  });
+
+  async function ids(filter: Filter<Probe>, options?: FindOptions<Probe>): Promise<string[]> {
+    if (await probes.count({}) === 0) for (const probe of PROBES) await probes.insert(probe);
+    const found = await probes.find(filter, options);
+    return options?.sort ? found.map((p) => p.id) : found.map((p) => p.id).sort();
+  }
+
+  // --- documents ---------------------------------------------------------------------------
+
+  test('round-trips records with nested objects, arrays and null fields', async () => {
+    const ada = user('u1', { app_metadata: { app1: { theme: 'dark', flags: [true, false], deep: { n: 1.25 } } } });
+    const app = application('a1', 'u1', { redirect_uris: ['https://x.example/cb', 'http://127.0.0.1:8000/cb'] });
+    const ride = activity('act1', 'u1');
+    await store.users.insert(ada);
+    await store.applications.insert(app);
+    await store.activities.insert(ride);
+    assert.equal(await store.users.get('u1'), ada);
+    assert.equal(await store.applications.get('a1'), app);
+    assert.equal(await store.activities.get('act1'), ride);
+    assert.is(await store.activities.get('nope'), null);
+    const read = await store.activities.get('act1');
+    assert.not.ok(read && '_id' in read, 'no backend field leaks into a record');
+  });
+
+  test('stores text with quotes, unicode and JSON-looking content verbatim', async () => {
+    const name = `O'Brien "quoted" \\ 🚴 {"x":1} ['y'] %_ \n end`;
+    await store.users.insert(user('u1', { first_name: name }));
+    assert.is((await store.users.get('u1'))?.first_name, name);
+    assert.is((await store.users.find({ first_name: name })).length, 1);
+  });
+
+  test('put replaces a whole document and inserts it when absent', async () => {
+    const ride = activity('act1', 'u1');
+    await store.activities.put(ride);
+    assert.equal(await store.activities.get('act1'), ride);
+    const edited = { ...ride, tags: [], laps: null, summary: null, sport: 'running' };
+    await store.activities.put(edited);
+    assert.equal(await store.activities.get('act1'), edited);
+    assert.is(await store.activities.count({}), 1);
+  });
+
+  test('rejects a second document with the same id [DuplicateKeyError]', async () => {
+    await store.users.insert(user('u1'));
+    await rejects(() => store.users.insert(user('u1', { email: 'other@example.com' })), DuplicateKeyError);
+    assert.is((await store.users.get('u1'))?.email, 'u1@example.com');
+  });
+
+  test('enforces every unique index declared in the schema', async () => {
+    for (const name of COLLECTION_NAMES) {
+      const unique = SCHEMA[name].indexes.filter((index) => index.unique);
+      const fields = [...new Set(unique.flatMap((index) => index.fields))];
+      const make = (n: number): Record<string, unknown> => ({ id: `${name}-${n}`, ...Object.fromEntries(fields.map((f) => [f, `${f}-${n}`])) });
+      const collection = store[name] as unknown as Collection<{ id: string }>;
+      for (const [i, index] of unique.entries()) {
+        const first = make(i * 10 + 1);
+        await collection.insert(first as { id: string });
+        const collider = { ...make(i * 10 + 2), ...Object.fromEntries(index.fields.map((f) => [f, first[f]])) };
+        await rejects(() => collection.insert(collider as { id: string }), DuplicateKeyError);
+        if (index.fields.length > 1) {
+          // Sharing only some of the fields is fine.
+          const partial = { ...make(i * 10 + 3), [index.fields[0]!]: first[index.fields[0]!] };
+          await collection.insert(partial as { id: string });
+        }
+      }
+    }
+  });
+
+  test('lets sparse unique fields be null in many documents but never share a value', async () => {
+    await store.users.insert(user('m1', { email: null, managed_by: 'coach' }));
+    await store.users.insert(user('m2', { email: null, managed_by: 'coach' }));
+    await store.users.insert(user('u1', { email: 'same@example.com' }));
+    await rejects(() => store.users.insert(user('u2', { email: 'same@example.com' })), DuplicateKeyError);
+    await store.jobs.insert(job('j1'));
+    await store.jobs.insert(job('j2'));
+    await store.jobs.insert(job('j3', { key: 'ingest:s1' }));
+    await rejects(() => store.jobs.insert(job('j4', { key: 'ingest:s1' })), DuplicateKeyError);
+    assert.equal((await store.users.find({ email: 'same@example.com' })).map((u) => u.id), ['u1']);
+  });
+
+  test('reports a unique collision from put, updateOne, updateMany as DuplicateKeyError', async () => {
+    await store.users.insert(user('u1'));
+    await store.users.insert(user('u2'));
+    await rejects(() => store.users.put(user('u3', { email: 'u1@example.com' })), DuplicateKeyError);
+    await rejects(() => store.users.updateOne({ id: 'u2' }, { set: { email: 'u1@example.com' } }), DuplicateKeyError);
+    await rejects(() => store.users.updateMany({ id: 'u2' }, { set: { email: 'u1@example.com' } }), DuplicateKeyError);
+    assert.is((await store.users.get('u2'))?.email, 'u2@example.com');
+    assert.is(await store.users.get('u3'), null);
+  });
+
+  // --- filters -----------------------------------------------------------------------------
+
+  test('matches equality on strings, numbers and booleans without mixing types', async () => {
+    assert.equal(await ids({ mixed: 5 }), ['p1']);
+    assert.equal(await ids({ mixed: '5' }), ['p2']);
+    assert.equal(await ids({ mixed: true }), ['p3']);
+    assert.equal(await ids({ mixed: 1 }), ['p4']);
+    assert.equal(await ids({ mixed: '[]' }), [], 'an array is not its JSON text');
+    assert.equal(await ids({ b: true }), ['p1', 'p3']);
+    assert.equal(await ids({ b: false }), ['p2', 'p5']);
+    assert.equal(await ids({ n: { $eq: 10 } }), ['p3']);
+    assert.equal(await ids({ id: 'p2' }), ['p2']);
+  });
+
+  test('treats null as missing or null in equality and $exists', async () => {
+    assert.equal(await ids({ s: null }), ['p3', 'p4']);
+    assert.equal(await ids({ s: { $eq: null } }), ['p3', 'p4']);
+    assert.equal(await ids({ s: { $exists: false } }), ['p3', 'p4']);
+    assert.equal(await ids({ s: { $exists: true } }), ['p1', 'p2', 'p5']);
+    assert.equal(await ids({ s: { $ne: null } }), ['p1', 'p2', 'p5']);
+    assert.equal(await ids({ b: null }), ['p4']);
+    assert.equal(await ids({ tags: null }), []);
+  });
+
+  test('matches missing and null fields with $ne and $nin', async () => {
+    assert.equal(await ids({ s: { $ne: 'alpha' } }), ['p2', 'p3', 'p4', 'p5']);
+    assert.equal(await ids({ b: { $ne: true } }), ['p2', 'p4', 'p5']);
+    assert.equal(await ids({ mixed: { $ne: 5 } }), ['p2', 'p3', 'p4', 'p5']);
+    assert.equal(await ids({ s: { $nin: ['alpha', 'beta'] } }), ['p3', 'p4', 'p5']);
+    assert.equal(await ids({ s: { $nin: ['alpha', null] } }), ['p2', 'p5']);
+  });
+
+  test('matches $in against any listed value, with null meaning missing or null', async () => {
+    assert.equal(await ids({ s: { $in: ['alpha', null] } }), ['p1', 'p3', 'p4']);
+    assert.equal(await ids({ n: { $in: [1, 10] } }), ['p1', 'p3']);
+    assert.equal(await ids({ mixed: { $in: [1, '5'] } }), ['p2', 'p4']);
+    assert.equal(await ids({ mixed: { $in: [true] } }), ['p3']);
+    assert.equal(await ids({ n: { $in: [] } }), []);
+    assert.equal(await ids({ id: { $in: ['p1', 'p5', 'zz'] } }), ['p1', 'p5']);
+  });
+
+  test('compares numbers numerically, ISO dates lexically and never across types', async () => {
+    assert.equal(await ids({ n: { $gt: 1, $lte: 10 } }), ['p2', 'p3']);
+    assert.equal(await ids({ n: { $lt: 0 } }), ['p5']);
+    assert.equal(await ids({ n: { $gte: 2 } }), ['p2', 'p3']);
+    assert.equal(await ids({ d: { $gte: '2024-01-01', $lt: '2024-02-01T00:00:00Z' } }), ['p1']);
+    assert.equal(await ids({ d: { $lte: '2024-01-05T10:00:00Z' } }), ['p1', 'p3']);
+    assert.equal(await ids({ mixed: { $gte: 0 } }), ['p1', 'p4']);
+    assert.equal(await ids({ mixed: { $gte: '' } }), ['p2']);
+    assert.equal(await ids({ b: { $gt: false } }), ['p1', 'p3']);
+  });
+
+  test('matches $prefix literally, with no wildcard or regex meaning', async () => {
+    const names = ['a.b%_x', 'aXb%_x', 'a.b%_', 'a.bc', 'A.B%_x', 'a.b%Zx', 'x(y[z\\*^$|+?{1}', 'x(y[z\\*^$|+?{1}tail', 'xy'];
+    for (const [i, first_name] of names.entries()) await store.users.insert(user(`u${i}`, { first_name }));
+    await store.users.insert(user('n1', { first_name: null }));
+    const matching = async (prefix: string) => (await store.users.find({ first_name: { $prefix: prefix } }, { sort: { first_name: 1 } }))
+      .map((u) => u.first_name);
+    assert.equal(await matching('a.b%_'), ['a.b%_', 'a.b%_x']);
+    assert.equal(await matching('a.b'), ['a.b%Zx', 'a.b%_', 'a.b%_x', 'a.bc']);
+    assert.equal(await matching('x(y[z\\*^$|+?{1}'), ['x(y[z\\*^$|+?{1}', 'x(y[z\\*^$|+?{1}tail']);
+    assert.equal(await matching('%'), []);
+    assert.equal((await matching('')).length, names.length, 'the empty prefix matches every string, not null');
+    assert.equal((await store.users.find({ id: { $prefix: 'u1' } })).map((u) => u.id), ['u1']);
+  });
+
+  test('matches array elements with $all and $any', async () => {
+    assert.equal(await ids({ tags: { $all: ['a', 'b'] } }), ['p1']);
+    assert.equal(await ids({ tags: { $all: ['a'] } }), ['p1', 'p4']);
+    assert.equal(await ids({ tags: { $any: ['c', 'z'] } }), ['p2', 'p5']);
+    assert.equal(await ids({ tags: { $any: ['a', 'b'] } }), ['p1', 'p2', 'p4']);
+    assert.equal(await ids({ tags: { $all: [] } }), []);
+    assert.equal(await ids({ tags: { $any: [] } }), []);
+    assert.equal(await ids({ tags: { $exists: true } }), ['p1', 'p2', 'p3', 'p4', 'p5']);
+  });
+
+  test('combines alternatives with $or and several operators on one field', async () => {
+    assert.equal(await ids({ b: true, $or: [{ n: 1 }, { n: { $gt: 5 } }] }), ['p1', 'p3']);
+    assert.equal(await ids({ $or: [{ s: 'beta' }, { tags: { $all: ['a'] }, n: null }] }), ['p2', 'p4']);
+    assert.equal(await ids({ n: { $gt: 0, $ne: 2 } }), ['p1', 'p3']);
+    assert.equal(await ids({ $or: [] }), []);
+    assert.equal(await ids({}), ['p1', 'p2', 'p3', 'p4', 'p5']);
+  });
+
+  test('refuses hostile field names, unknown operators and non-scalar values [StoreUsageError]', async () => {
+    await store.users.insert(user('u1'));
+    const users = store.users as unknown as Collection<{ id: string; [field: string]: unknown }>;
+    const bad: unknown[] = [
+      { "email') IS NULL OR 1=1 --": 'x' }, { "x'": 1 }, { 'a.b': 1 }, { $where: 'true' }, { Email: 'x' }, { ['__proto__']: 1 },
+      { email: { $regex: '.*' } }, { email: { $like: '%' } }, { email: { a: 1 } }, { email: {} }, { email: undefined },
+      { email: ['x'] }, { email: { $in: 'x' } }, { email: { $gt: null } }, { email: { $prefix: 1 } }, { n: Number.NaN },
+      { $or: { email: 'x' } },
+    ];
+    for (const filter of bad) await rejects(() => users.find(filter as Filter<{ id: string }>), StoreUsageError);
+    await rejects(() => users.find({}, { sort: { 'email; DROP TABLE users': 1 } as never }), StoreUsageError);
+    await rejects(() => users.find({}, { limit: -1 }), StoreUsageError);
+    await rejects(() => users.updateOne({ id: 'u1' }, { set: { "x') --": 1 } }), StoreUsageError);
+    await rejects(() => users.updateOne({ id: 'u1' }, { set: { id: 'u2' } }), StoreUsageError);
+    await rejects(() => users.updateOne({ id: 'u1' }, { set: { email: 'a' }, unset: ['email'] }), StoreUsageError);
+    await rejects(() => users.updateMany({}, { inc: { admin: 1 } }), StoreUsageError);
+    await rejects(() => users.insertIfAbsent({ id: 'u9', email: null }, ['email']), StoreUsageError);
+    assert.is(await store.users.count({}), 1, 'the table is intact');
+    assert.equal(await store.users.get('u1'), user('u1'));
+  });
+
+  // --- order and pages ---------------------------------------------------------------------
+
+  test('sorts by several fields, breaks ties by id and pages with limit and offset', async () => {
+    assert.equal(await ids({}, { sort: { b: -1, n: 1 } }), ['p1', 'p3', 'p5', 'p2', 'p4']);
+    assert.equal(await ids({}, { sort: { b: -1 } }), ['p1', 'p3', 'p2', 'p5', 'p4']);
+    assert.equal(await ids({}, { sort: { b: -1 }, limit: 2 }), ['p1', 'p3']);
+    assert.equal(await ids({}, { sort: { b: -1 }, limit: 2, offset: 2 }), ['p2', 'p5']);
+    assert.equal(await ids({}, { sort: { b: -1 }, offset: 3 }), ['p5', 'p4']);
+    assert.equal(await ids({}, { sort: { id: -1 } }), ['p5', 'p4', 'p3', 'p2', 'p1']);
+    assert.equal(await ids({}, { sort: { b: -1 }, limit: 0 }), []);
+    assert.equal((await probes.findOne({ b: { $exists: true } }, { sort: { n: -1 } }))?.id, 'p3');
+  });
+
+  test('sorts null and missing first ascending and last descending', async () => {
+    assert.equal(await ids({}, { sort: { s: 1 } }), ['p3', 'p4', 'p1', 'p2', 'p5']);
+    assert.equal(await ids({}, { sort: { s: -1 } }), ['p5', 'p2', 'p1', 'p3', 'p4']);
+    assert.equal(await ids({}, { sort: { n: 1 } }), ['p4', 'p5', 'p1', 'p2', 'p3']);
+    assert.equal(await ids({}, { sort: { d: 1 } }), ['p4', 'p5', 'p3', 'p1', 'p2']);
+  });
+
+  test('counts matching documents', async () => {
+    await ids({});
+    assert.is(await probes.count({}), 5);
+    assert.is(await probes.count({ b: true }), 2);
+    assert.is(await probes.count({ s: 'nobody' }), 0);
+  });
+
+  // --- updates and deletes -----------------------------------------------------------------
+
+  test('updateOne sets, unsets and increments and returns the document after the change', async () => {
+    await store.jobs.insert(job('j1', { progress: 0.25, lease_owner: 'w0' }));
+    const changed = await store.jobs.updateOne(
+      { id: 'j1', status: 'queued' },
+      { set: { status: 'running', payload: { nested: { a: [1, 2] } } }, unset: ['lease_owner'], inc: { attempts: 2, progress: 0.5 } },
+    );
+    const stored = await store.jobs.get('j1');
+    assert.equal(changed, stored);
+    assert.is(stored?.status, 'running');
+    assert.equal(stored?.payload, { nested: { a: [1, 2] } });
+    assert.is(stored?.attempts, 2);
+    assert.is(stored?.progress, 0.75);
+    assert.not.ok(stored && 'lease_owner' in stored, 'unset removes the field');
+    const counter = store.jobs as unknown as Collection<{ id: string; counter?: number }>;
+    assert.is((await counter.updateOne({ id: 'j1' }, { inc: { counter: 3 } }))?.counter, 3, 'a missing field counts as 0');
+    assert.is(await store.jobs.updateOne({ id: 'j1', status: 'queued' }, { set: { status: 'done' } }), null);
+    await rejects(() => store.jobs.updateOne({ id: 'j1' }, { inc: { error: 1 } }), StoreUsageError);
+  });
+
+  test('updateOne changes only the first match by sort', async () => {
+    await store.jobs.insert(job('j1', { run_after: T0 + 2 }));
+    await store.jobs.insert(job('j2', { run_after: T0 + 1 }));
+    await store.jobs.insert(job('j3', { run_after: T0 + 1 }));
+    const first = await store.jobs.updateOne({ status: 'queued' }, { set: { status: 'done' } }, { sort: { run_after: 1 } });
+    assert.is(first?.id, 'j2');
+    const last = await store.jobs.updateOne({ status: 'queued' }, { set: { status: 'done' } }, { sort: { run_after: -1 } });
+    assert.is(last?.id, 'j1');
+    assert.equal((await store.jobs.find({ status: 'queued' })).map((j) => j.id), ['j3']);
+    assert.is((await store.jobs.updateOne({ id: 'j3' }, {}))?.id, 'j3', 'an empty change returns the match unchanged');
+  });
+
+  test('updateMany changes every match and returns how many matched', async () => {
+    for (const id of ['j1', 'j2', 'j3']) await store.jobs.insert(job(id, { kind: id === 'j3' ? 'other' : 'ingest' }));
+    assert.is(await store.jobs.updateMany({ kind: 'ingest' }, { set: { status: 'failed', error: 'boom' }, inc: { attempts: 1 } }), 2);
+    assert.equal((await store.jobs.find({ status: 'failed' }, { sort: { id: 1 } })).map((j) => [j.id, j.error, j.attempts]), [
+      ['j1', 'boom', 1], ['j2', 'boom', 1],
+    ]);
+    assert.is(await store.jobs.updateMany({ kind: 'nothing' }, { set: { status: 'done' } }), 0);
+  });
+
+  test('deleteMany deletes every match and returns the count', async () => {
+    for (const id of ['a', 'b', 'c']) await store.dailies.insert(daily(id, id === 'c' ? 'u2' : 'u1', { date: `2024-01-0${id.charCodeAt(0) - 96}` }));
+    assert.is(await store.dailies.deleteMany({ user_id: 'u1' }), 2);
+    assert.is(await store.dailies.deleteMany({ user_id: 'u1' }), 0);
+    assert.equal((await store.dailies.find({})).map((d) => d.id), ['c']);
+  });
+
+  // --- blobs -------------------------------------------------------------------------------
+
+  test('stores, replaces, sizes and deletes blobs', async () => {
+    const first = new Uint8Array([1, 2, 3, 4, 5]);
+    await store.blobs.put('series/a1', first, { userId: 'u1' });
+    first[0] = 99; // the store kept its own copy
+    const read = await store.blobs.get('series/a1');
+    assert.equal(Array.from(read ?? []), [1, 2, 3, 4, 5]);
+    assert.is(read?.constructor, Uint8Array);
+    assert.is(await store.blobs.size('series/a1'), 5);
+    await store.blobs.put('series/a1', new Uint8Array([7, 8]), { userId: 'u1' });
+    assert.equal(Array.from((await store.blobs.get('series/a1')) ?? []), [7, 8]);
+    assert.is(await store.blobs.size('series/a1'), 2);
+    assert.is(await store.blobs.delete('series/a1'), true);
+    assert.is(await store.blobs.delete('series/a1'), false);
+    assert.is(await store.blobs.get('series/a1'), null);
+    assert.is(await store.blobs.size('series/a1'), null);
+  });
+
+  test('stores an empty blob as present and empty', async () => {
+    await store.blobs.put('empty', new Uint8Array(0), { userId: null });
+    const read = await store.blobs.get('empty');
+    assert.ok(read instanceof Uint8Array);
+    assert.is(read?.byteLength, 0);
+    assert.is(await store.blobs.size('empty'), 0);
+  });
+
+  test('round-trips a 20 MB blob byte for byte and replaces it with a small one', async () => {
+    const big = pattern(20 * 1024 * 1024 + 7, 3);
+    await store.blobs.put('files/big', big, { userId: 'u1' });
+    assert.is(await store.blobs.size('files/big'), big.byteLength);
+    assert.ok(sameBytes(await store.blobs.get('files/big'), big));
+    const small = pattern(1000, 5);
+    await store.blobs.put('files/big', small, { userId: 'u1' });
+    assert.ok(sameBytes(await store.blobs.get('files/big'), small));
+    assert.is(await store.blobs.delete('files/big'), true);
+  });
+
+  test('deletes blobs by key prefix, taking the prefix literally', async () => {
+    const keys = ['act/1/series', 'act/1/mmp', 'act/10/series', 'act%1/x', 'act_1/x', 'act.1/x', 'other'];
+    for (const key of keys) await store.blobs.put(key, new Uint8Array([1]), { userId: 'u1' });
+    assert.is(await store.blobs.deletePrefix('act/1/'), 2);
+    assert.is(await store.blobs.deletePrefix('act%'), 1);
+    assert.is(await store.blobs.deletePrefix('act_'), 1);
+    assert.is(await store.blobs.deletePrefix('act.'), 1);
+    assert.is(await store.blobs.deletePrefix('zzz'), 0);
+    assert.is(await store.blobs.size('act/10/series'), 1);
+    assert.is(await store.blobs.size('other'), 1);
+  });
+
+  // --- batches -----------------------------------------------------------------------------
+
+  test('applies a batch of insert, put, update and delete together', async () => {
+    await store.activities.insert(activity('act1', 'u1'));
+    await store.activities.insert(activity('act2', 'u1', { source_id: 's2' }));
+    await store.batch([
+      { collection: 'activities', update: { id: 'act1' }, change: { set: { sport: 'running' } } },
+      { collection: 'activities', delete: { id: 'act2' } },
+      { collection: 'events', insert: { id: 'e1', user_id: 'u1', event_type: 'activity_updated', resource_id: 'act1', timestamp: T0, deliveries: {}, status: 'pending', created_at: T0 } },
+      { collection: 'dailies', put: daily('d1', 'u1') },
+    ]);
+    assert.is((await store.activities.get('act1'))?.sport, 'running');
+    assert.is(await store.activities.get('act2'), null);
+    assert.is((await store.events.get('e1'))?.resource_id, 'act1');
+    assert.ok(await store.dailies.get('d1'));
+  });
+
+  test('rolls back the whole batch when its last op collides', async () => {
+    await store.activities.insert(activity('act1', 'u1'));
+    await store.events.insert({ id: 'e1', user_id: 'u1', event_type: 'x', resource_id: 'r', timestamp: T0, deliveries: {}, status: 'pending', created_at: T0 });
+    await rejects(() => store.batch([
+      { collection: 'activities', update: { id: 'act1' }, change: { set: { sport: 'running' } } },
+      { collection: 'dailies', insert: daily('d1', 'u1') },
+      { collection: 'events', insert: { id: 'e1', user_id: 'u1', event_type: 'y', resource_id: 'r', timestamp: T0, deliveries: {}, status: 'pending', created_at: T0 } },
+    ]), DuplicateKeyError);
+    assert.is((await store.activities.get('act1'))?.sport, 'cycling.road');
+    assert.is(await store.dailies.get('d1'), null);
+    assert.is((await store.events.get('e1'))?.event_type, 'x');
+  });
+
+  // --- writes that must happen once --------------------------------------------------------
+
+  test('lets exactly one of ten concurrent consumers redeem an authorization code', async () => {
+    await store.authorization_codes.insert(authorizationCode('c1', 'u1', 'a1'));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+      store.authorization_codes.updateOne({ id: 'c1', consumed_at: null }, { set: { consumed_at: T0 + i + 1 } })));
+    const winners = results.filter((r) => r !== null);
+    assert.is(winners.length, 1);
+    assert.is((await store.authorization_codes.get('c1'))?.consumed_at, winners[0]?.consumed_at);
+  });
+
+  test('insertIfAbsent under ten concurrent callers inserts once and hands every caller the winner', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+      store.jobs.insertIfAbsent(job(`j${i}`, { key: 'ingest:s1', payload: { caller: i } }), ['key'])));
+    const inserted = outcomes.filter((o) => o.inserted);
+    assert.is(inserted.length, 1);
+    const winner = inserted[0]!.inserted ? inserted[0]!.doc : null;
+    for (const outcome of outcomes) assert.equal(outcome.inserted ? outcome.doc : outcome.existing, winner);
+    assert.is(await store.jobs.count({ key: 'ingest:s1' }), 1);
+  });
+
+  test('insertIfAbsent returns the existing document, and still refuses a collision outside the key', async () => {
+    await store.grants.insert(grant('g1', 'u1', 'a1'));
+    const again = await store.grants.insertIfAbsent(grant('g2', 'u1', 'a1'), ['user_id', 'application_id']);
+    assert.equal(again, { inserted: false, existing: grant('g1', 'u1', 'a1') });
+    const fresh = await store.grants.insertIfAbsent(grant('g3', 'u2', 'a1'), ['user_id', 'application_id']);
+    assert.is(fresh.inserted, true);
+    await rejects(() => store.grants.insertIfAbsent(grant('g1', 'u3', 'a1'), ['user_id', 'application_id']), DuplicateKeyError);
+  });
+
+  test('claims only due queued jobs of the requested kinds, oldest first', async () => {
+    await store.jobs.insert(job('late', { run_after: T0 + 10, created_at: T0 }));
+    await store.jobs.insert(job('early', { run_after: T0 + 5, created_at: T0 + 1 }));
+    await store.jobs.insert(job('tie', { run_after: T0 + 10, created_at: T0 + 2 }));
+    await store.jobs.insert(job('future', { run_after: T0 + 1000 }));
+    await store.jobs.insert(job('done', { status: 'done' }));
+    await store.jobs.insert(job('failed', { status: 'failed' }));
+    await store.jobs.insert(job('other-kind', { kind: 'cache' }));
+    await store.jobs.insert(job('leased', { status: 'running', lease_owner: 'w0', lease_until: T0 + 200, attempts: 1 }));
+    const now = T0 + 100;
+    const claimed = await store.claimJob(['ingest'], 'w1', 30_000, now);
+    assert.equal(claimed, { ...job('early', { run_after: T0 + 5, created_at: T0 + 1 }), status: 'running', lease_owner: 'w1', lease_until: now + 30_000, attempts: 1, updated_at: now });
+    assert.equal(await store.jobs.get('early'), claimed);
+    assert.is((await store.claimJob(['ingest'], 'w1', 30_000, now))?.id, 'late');
+    assert.is((await store.claimJob(['ingest'], 'w1', 30_000, now))?.id, 'tie');
+    assert.is(await store.claimJob(['ingest'], 'w1', 30_000, now), null);
+    assert.is((await store.claimJob(['cache', 'ingest'], 'w1', 30_000, now))?.id, 'other-kind');
+    assert.is(await store.claimJob([], 'w1', 30_000, now), null);
+  });
+
+  test('reclaims a running job whose lease expired and counts the attempt', async () => {
+    await store.jobs.insert(job('j1', { status: 'running', lease_owner: 'dead', lease_until: T0 + 50, attempts: 1 }));
+    assert.is(await store.claimJob(['ingest'], 'w2', 1000, T0 + 50), null, 'a lease is valid until lease_until');
+    const claimed = await store.claimJob(['ingest'], 'w2', 1000, T0 + 51);
+    assert.is(claimed?.lease_owner, 'w2');
+    assert.is(claimed?.attempts, 2);
+    assert.is(claimed?.lease_until, T0 + 1051);
+  });
+
+  test('lets exactly one of ten concurrent claimers win a job', async () => {
+    await store.jobs.insert(job('j1'));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.claimJob(['ingest'], `w${i}`, 60_000, T0 + 1)));
+    const winners = results.filter((r) => r !== null);
+    assert.is(winners.length, 1);
+    assert.is((await store.jobs.get('j1'))?.lease_owner, winners[0]?.lease_owner);
+    assert.is(winners[0]?.attempts, 1);
+  });
+
+  // --- deleting a user ---------------------------------------------------------------------
+
+  async function seedTwoUsers(): Promise<void> {
+    await store.users.insert(user('A'));
+    await store.users.insert(user('M', { email: null, managed_by: 'A' }));
+    await store.users.insert(user('MM', { email: null, managed_by: 'M' }));
+    await store.users.insert(user('B'));
+    await store.applications.insert(application('appA', 'A'));
+    await store.applications.insert(application('appB', 'B'));
+    await store.client_secrets.insert(clientSecret('csA', 'appA', 'A'));
+    await store.client_secrets.insert(clientSecret('csB', 'appB', 'B'));
+    await store.grants.insert(grant('gBA', 'B', 'appA'));
+    await store.grants.insert(grant('gBB', 'B', 'appB'));
+    await store.grants.insert(grant('gAB', 'A', 'appB'));
+    await store.authorization_codes.insert(authorizationCode('codeBA', 'B', 'appA'));
+    await store.authorization_codes.insert(authorizationCode('codeBB', 'B', 'appB'));
+    await store.refresh_tokens.insert(refreshToken('rtBA', 'B', 'appA', 'gBA'));
+    await store.refresh_tokens.insert(refreshToken('rtBB', 'B', 'appB', 'gBB'));
+    await store.teams.insert(team('teamA', 'A'));
+    await store.teams.insert(team('teamB', 'B'));
+    await store.team_members.insert(teamMember('tmB', 'teamA', 'B'));
+    await store.team_members.insert(teamMember('tmA', 'teamB', 'A'));
+    await store.activities.insert(activity('actA', 'A', { source_id: 'sA' }));
+    await store.activities.insert(activity('actM', 'M', { source_id: 'sM' }));
+    await store.activities.insert(activity('actB', 'B', { source_id: 'sB' }));
+    await store.dailies.insert(daily('dMM', 'MM'));
+    await store.dailies.insert(daily('dB', 'B'));
+    await store.jobs.insert(job('jobA', { user_id: 'A' }));
+    await store.jobs.insert(job('jobNull'));
+    await store.blobs.put('series/actA', new Uint8Array([1]), { userId: 'A' });
+    await store.blobs.put('series/actM', new Uint8Array([2]), { userId: 'M' });
+    await store.blobs.put('files/dMM', new Uint8Array([3]), { userId: 'MM' });
+    await store.blobs.put('series/actB', new Uint8Array([4]), { userId: 'B' });
+    await store.blobs.put('shared', new Uint8Array([5]), { userId: null });
+  }
+
+  async function everything(): Promise<string[]> {
+    const all: string[] = [];
+    for (const name of COLLECTION_NAMES) {
+      for (const doc of await (store[name] as unknown as Collection<{ id: string }>).find({})) all.push(`${name}/${doc.id}`);
+    }
+    for (const key of ['series/actA', 'series/actM', 'files/dMM', 'series/actB', 'shared']) {
+      if (await store.blobs.size(key) !== null) all.push(`blob:${key}`);
+    }
+    return all.sort();
+  }
+
+  test('deleteUser removes the user, their managed users, apps with secrets, grants and tokens, teams and blobs — nothing else', async () => {
+    await seedTwoUsers();
+    const removed = await store.deleteUser('A');
+    assert.equal(await everything(), [
+      'activities/actB', 'applications/appB', 'authorization_codes/codeBB', 'blob:series/actB', 'blob:shared', 'client_secrets/csB',
+      'dailies/dB', 'grants/gBB', 'jobs/jobNull', 'refresh_tokens/rtBB', 'teams/teamB', 'users/B',
+    ].sort());
+    // 3 users, appA, csA, gBA + gAB, codeBA, rtBA, teamA, tmB + tmA, actA + actM, dMM, jobA, 3 blobs.
+    assert.is(removed, 19);
+  });
+
+  test('deleteUser of an unknown user removes nothing', async () => {
+    await seedTwoUsers();
+    const before = await everything();
+    assert.is(await store.deleteUser('nobody'), 0);
+    assert.equal(await everything(), before);
+  });
+
+  test('answers ping', async () => {
+    await store.ping();
+  });
+
+  test.run();
+}

@@ -1,0 +1,135 @@
+/**
+ * The storage contract on the embedded backend, in memory and on a file, plus what only a file
+ * can show: durability across reopening, WAL mode, and writers on separate connections and
+ * threads racing for the same conditional write.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openSqliteStore } from '../../storage/sqlite/sqlite-store.js';
+import { whereClause } from '../../storage/sqlite/sql-filter.js';
+import { parseFilter } from '../../storage/query.js';
+import { storeContract } from './contract.js';
+import { authorizationCode, user } from './records.js';
+import type { RaceWorkerData } from './sqlite-race-worker.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'threshold-storage-'));
+process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+let files = 0;
+const freshFile = (): string => path.join(tmp, `store-${++files}`, 'threshold.sqlite');
+
+storeContract('sqlite :memory:', () => openSqliteStore({ file: ':memory:' }));
+storeContract('sqlite file', () => openSqliteStore({ file: freshFile() }));
+
+const test = suite('sqlite store on a file');
+
+test('keeps data across close and reopen, in WAL journal mode', async () => {
+  const file = freshFile();
+  const store = await openSqliteStore({ file });
+  await store.users.insert(user('u1'));
+  await store.blobs.put('k', new Uint8Array([1, 2, 3]), { userId: 'u1' });
+  await store.close();
+
+  const reopened = await openSqliteStore({ file });
+  assert.equal(await reopened.users.get('u1'), user('u1'));
+  assert.equal(Array.from((await reopened.blobs.get('k')) ?? []), [1, 2, 3]);
+  await reopened.close();
+
+  const raw = new Database(file, { readonly: true });
+  assert.is(raw.pragma('journal_mode', { simple: true }), 'wal');
+  raw.close();
+});
+
+test('creates the parent directories of the database file', async () => {
+  const file = path.join(tmp, 'deep', 'er', 'threshold.sqlite');
+  const store = await openSqliteStore({ file });
+  await store.ping();
+  await store.close();
+  assert.ok(fs.existsSync(file));
+});
+
+test('lets exactly one of two handles on one file consume a code', async () => {
+  const file = freshFile();
+  const first = await openSqliteStore({ file });
+  const second = await openSqliteStore({ file });
+  await first.authorization_codes.insert(authorizationCode('c1', 'u1', 'a1'));
+  const results = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+    (i % 2 === 0 ? first : second).authorization_codes.updateOne({ id: 'c1', consumed_at: null }, { set: { consumed_at: i + 1 } })));
+  assert.is(results.filter((r) => r !== null).length, 1);
+  await first.close();
+  await second.close();
+});
+
+test('lets exactly one of four threads with their own connections consume each code', async () => {
+  const file = freshFile();
+  const store = await openSqliteStore({ file });
+  const codes = Array.from({ length: 200 }, (_, i) => `c${i}`);
+  for (const id of codes) await store.authorization_codes.insert(authorizationCode(id, 'u1', 'a1'));
+
+  const gate = new SharedArrayBuffer(4);
+  const workers = [1, 2, 3, 4].map((worker) => new Worker(new URL('./sqlite-race-worker.js', import.meta.url), {
+    workerData: { file, worker, codes, gate } satisfies RaceWorkerData,
+  }));
+  const runs = workers.map((w, i) => {
+    const failure = (reason: unknown) => new Error(`race worker ${i + 1}: ${reason instanceof Error ? reason.message : String(reason)}`);
+    const ready = new Promise<void>((resolve, reject) => {
+      w.on('message', (message: { ready?: number; failed?: string }) => {
+        if (message.ready !== undefined) resolve();
+        if (message.failed !== undefined) reject(failure(message.failed));
+      });
+      w.on('error', (error) => reject(failure(error)));
+    });
+    const won = new Promise<string[]>((resolve, reject) => {
+      w.on('message', (message: { won?: string[]; failed?: string }) => {
+        if (message.won) resolve(message.won);
+        if (message.failed !== undefined) reject(failure(message.failed));
+      });
+      w.on('error', (error) => reject(failure(error)));
+      w.on('exit', () => reject(failure('exited without a report')));
+    });
+    ready.catch(() => undefined);
+    won.catch(() => undefined); // awaited below; this only keeps an early failure from going unhandled
+    return { ready, won };
+  });
+  let won: string[][];
+  try {
+    await Promise.all(runs.map((run) => run.ready));
+  } finally {
+    // Open the gate even when a worker failed, so none stays blocked.
+    Atomics.store(new Int32Array(gate), 0, 1);
+    Atomics.notify(new Int32Array(gate), 0);
+  }
+  try {
+    won = await Promise.all(runs.map((run) => run.won));
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+
+  assert.equal(won.flat().sort(), [...codes].sort(), 'every code consumed exactly once');
+  for (const [i, ids] of won.entries()) {
+    for (const id of ids) assert.is((await store.authorization_codes.get(id))?.consumed_at, i + 1);
+  }
+  await store.close();
+});
+
+test('answers equality on an indexed field from its expression index', async () => {
+  const file = freshFile();
+  await (await openSqliteStore({ file })).close();
+  const raw = new Database(file, { readonly: true });
+  const plan = (table: string, filter: object): string => {
+    const { sql, params } = whereClause(parseFilter(filter), table);
+    return (raw.prepare(`EXPLAIN QUERY PLAN SELECT doc FROM "${table}" WHERE ${sql}`).all(...params) as { detail: string }[])
+      .map((row) => row.detail).join('; ');
+  };
+  assert.match(plan('users', { email: 'a@example.com' }), 'USING INDEX users_by_email');
+  assert.match(plan('authorization_codes', { code_hash: 'h', consumed_at: null }), 'USING INDEX authorization_codes_by_code_hash');
+  assert.match(plan('activities', { user_id: 'u1', start: { $gte: 0, $lt: 10 } }), 'USING INDEX activities_by_user_id_start');
+  assert.match(plan('grants', { user_id: 'u1', application_id: { $in: ['a', 'b'] } }), 'USING INDEX grants_by_user_id_application_id');
+  raw.close();
+});
+
+test.run();
