@@ -5,7 +5,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../domain/config-error.js';
-import { LOG_LEVELS, type LogLevel } from '../domain/logger.js';
+import type { LogLevel } from '../domain/logger.js';
+import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 
 export interface EngineConfig {
@@ -17,6 +18,14 @@ export interface EngineConfig {
   engineToken: string | null;
   /** LOG_LEVEL */
   logLevel: LogLevel;
+  /** ENGINE_JOBS: run background jobs (ingest) in this engine process. */
+  jobs: boolean;
+  /** JOB_CONCURRENCY: jobs run at the same time by this process. */
+  jobConcurrency: number;
+  /** JOB_LEASE_MS: how long a claimed job stays claimed without renewal (a dead process's jobs run again after it). */
+  jobLeaseMs: number;
+  /** JOB_POLL_MS: how often an idle runner looks for work. */
+  jobPollMs: number;
   /** MONGODB_URI, DATA_DIR, … as read by storage/config.ts. */
   store: StoreConfig;
 }
@@ -26,39 +35,25 @@ export const ENGINE_DEFAULTS = {
   engineThreads: availableParallelism(), // one worker per available core
   engineToken: null, // no token: callers on loopback are trusted
   logLevel: 'info',
+  jobs: true, // every engine works the shared queue
+  jobConcurrency: 2, // sources decoded at once per process (each decode uses one pool thread)
+  jobLeaseMs: 30_000, // renewed every 10 s while a job runs
+  jobPollMs: 500,
 } as const satisfies Omit<EngineConfig, 'store'>;
-
-type Env = Record<string, string | undefined>;
 
 export function loadEngineConfig(env: Env): EngineConfig {
   const problems: string[] = [];
-  const engineAddress = readAddress(env, problems);
+  const engineAddress = readAddress(env, 'ENGINE_ADDRESS', ENGINE_DEFAULTS.engineAddress, problems);
   const engineThreads = readThreads(env, problems);
   const engineToken = readToken(env, problems);
-  const logLevel = readLogLevel(env, problems);
+  const logLevel = readLogLevel(env, problems, ENGINE_DEFAULTS.logLevel);
+  const jobs = readBoolean(env, 'ENGINE_JOBS', ENGINE_DEFAULTS.jobs, problems);
+  const jobConcurrency = readInteger(env, 'JOB_CONCURRENCY', ENGINE_DEFAULTS.jobConcurrency, { min: 1, max: 256 }, problems);
+  const jobLeaseMs = readInteger(env, 'JOB_LEASE_MS', ENGINE_DEFAULTS.jobLeaseMs, { min: 100, max: 3_600_000 }, problems);
+  const jobPollMs = readInteger(env, 'JOB_POLL_MS', ENGINE_DEFAULTS.jobPollMs, { min: 10, max: 600_000 }, problems);
   const store = readStoreConfig(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { engineAddress, engineThreads, engineToken, logLevel, store };
-}
-
-function present(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function readAddress(env: Env, problems: string[]): string {
-  const value = present(env, 'ENGINE_ADDRESS');
-  if (value === undefined) return ENGINE_DEFAULTS.engineAddress;
-  if (!isHostPort(value)) {
-    problems.push(`ENGINE_ADDRESS must be host:port with a port from 0 to 65535 (got '${value}')`);
-  }
-  return value;
-}
-
-/** `host:port`, `[ipv6]:port`; the port 0–65535. */
-export function isHostPort(value: string): boolean {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(value);
-  return match !== null && Number(match[2]) <= 65535;
+  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, store };
 }
 
 function readThreads(env: Env, problems: string[]): number {
@@ -81,14 +76,4 @@ function readToken(env: Env, problems: string[]): string | null {
     return null;
   }
   return value;
-}
-
-function readLogLevel(env: Env, problems: string[]): LogLevel {
-  const value = present(env, 'LOG_LEVEL');
-  if (value === undefined) return ENGINE_DEFAULTS.logLevel;
-  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${value}')`);
-    return ENGINE_DEFAULTS.logLevel;
-  }
-  return value as LogLevel;
 }

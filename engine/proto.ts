@@ -36,6 +36,18 @@ export interface DecodeSourceRequest {
   format?: TableFormat;
 }
 
+export interface IngestSourceRequest {
+  user_id: string;
+  source_id: string;
+}
+
+export interface IngestSourceResponse {
+  status: 'processed' | 'failed';
+  activity_ids: string[];
+  error: { code: string; message: string } | null;
+  warnings: string[];
+}
+
 export interface DecodedActivity {
   /** Canonical Open Sport Taxonomy string. */
   sport: string;

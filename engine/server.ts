@@ -18,6 +18,10 @@ import { wrapUnary } from './errors.js';
 import { createPool } from './pool/pool.js';
 import { ENGINE_SERVICE_NAME, loadEngineContract } from './proto.js';
 import { decodeSource } from './service/decode-source.js';
+import { ingestSource } from './service/ingest-source.js';
+import { startJobRunner } from './jobs/runner.js';
+import { ingestJobHandler } from './jobs/ingest-job.js';
+import { INGEST_JOB } from '../storage/jobs.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -35,6 +39,8 @@ export interface StartEngineOptions {
 export interface RunningEngine {
   /** The bound host:port (the real port when asked for port 0). */
   address: string;
+  /** Wakes idle job runners (after an enqueue in the same process). */
+  wakeJobs(): void;
   /** Reports NOT_SERVING, drains calls (then cuts them off), stops the pool. Idempotent. */
   close(): Promise<void>;
 }
@@ -50,6 +56,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS };
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
+    IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
   };
   server.addService(contract.EngineService, implementation);
 
@@ -69,13 +76,27 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   }
   const address = `${requested.slice(0, requested.lastIndexOf(':'))}:${port}`;
 
+  // Background jobs (ingest) run beside the RPCs, sharing the pool; any number of engines share the queue.
+  const jobs = config.jobs
+    ? startJobRunner({
+        store,
+        logger: logger.child({ component: 'jobs' }),
+        handlers: { [INGEST_JOB]: ingestJobHandler({ store, pool }) },
+        concurrency: config.jobConcurrency,
+        leaseMs: config.jobLeaseMs,
+        pollMs: config.jobPollMs,
+      })
+    : null;
+
   let closing: Promise<void> | null = null;
   return {
     address,
+    wakeJobs: () => jobs?.wake(),
     close() {
       closing ??= (async () => {
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(ENGINE_SERVICE_NAME, 'NOT_SERVING');
+        await jobs?.close();
         await shutdown(server, SHUTDOWN_GRACE_MS);
         await pool.destroy();
         logger.info({ address }, 'engine: stopped');

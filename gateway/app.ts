@@ -22,6 +22,8 @@ export interface GatewayDeps {
   engine: EngineClient;
   keys: SigningKeys;
   logger: Logger;
+  /** Wakes the job runner when it lives in this process (after an upload is queued). */
+  wakeJobs?: () => void;
 }
 
 /** JSON and form bodies are small; uploads go through their own multipart parser. */

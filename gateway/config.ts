@@ -3,7 +3,8 @@
  * once (a ConfigError listing them all), before anything starts.
  */
 import { ConfigError } from '../domain/config-error.js';
-import { LOG_LEVELS, type LogLevel } from '../domain/logger.js';
+import type { LogLevel } from '../domain/logger.js';
+import { readAddress, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 
 export interface GatewayConfig {
@@ -21,6 +22,8 @@ export interface GatewayConfig {
   engineToken: string | null;
   /** ENGINE_DEADLINE_MS: default deadline of an engine call. */
   engineDeadlineMs: number;
+  /** MAX_UPLOAD_BYTES: the largest file accepted by the upload endpoint (413 beyond). */
+  maxUploadBytes: number;
   /** LOG_LEVEL: fatal, error, warn, info, debug, trace or silent. */
   logLevel: LogLevel;
   store: StoreConfig;
@@ -32,10 +35,9 @@ export const GATEWAY_DEFAULTS = {
   // BASE_URL: unset means http://localhost:<PORT>
   engineAddress: '127.0.0.1:50051', // ENGINE_ADDRESS: loopback, the engine trusts its callers
   engineDeadlineMs: 30_000, // ENGINE_DEADLINE_MS
+  maxUploadBytes: 64 * 1024 * 1024, // MAX_UPLOAD_BYTES: 64 MiB; a 24-hour FIT file is about 5 MiB
   logLevel: 'info' as LogLevel, // LOG_LEVEL
 } as const;
-
-type Env = Record<string, string | undefined>;
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
   const problems: string[] = [];
@@ -49,44 +51,12 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     engineAddress: readAddress(env, 'ENGINE_ADDRESS', GATEWAY_DEFAULTS.engineAddress, problems),
     engineToken: env.ENGINE_TOKEN?.trim() || null,
     engineDeadlineMs: readInteger(env, 'ENGINE_DEADLINE_MS', GATEWAY_DEFAULTS.engineDeadlineMs, { min: 1, max: 3_600_000 }, problems),
-    logLevel: readLogLevel(env, problems),
+    maxUploadBytes: readInteger(env, 'MAX_UPLOAD_BYTES', GATEWAY_DEFAULTS.maxUploadBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
+    logLevel: readLogLevel(env, problems, GATEWAY_DEFAULTS.logLevel),
     store: readStoreConfig(env, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
-}
-
-/** Reads an integer setting in [min, max]; pushes a problem naming the variable otherwise. */
-export function readInteger(env: Env, name: string, fallback: number, range: { min: number; max: number }, problems: string[]): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < range.min || Number(raw) > range.max) {
-    problems.push(`${name} must be an integer from ${range.min} to ${range.max} (got '${raw}')`);
-    return fallback;
-  }
-  return Number(raw);
-}
-
-export function readLogLevel(env: Env, problems: string[]): LogLevel {
-  const raw = env.LOG_LEVEL?.trim();
-  if (!raw) return GATEWAY_DEFAULTS.logLevel;
-  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got '${raw}')`);
-    return GATEWAY_DEFAULTS.logLevel;
-  }
-  return raw as LogLevel;
-}
-
-/** A host:port address such as 127.0.0.1:50051 or [::1]:50051 (port 0 allowed). */
-export function readAddress(env: Env, name: string, fallback: string, problems: string[]): string {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const match = /^(?:\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw);
-  if (!match || Number(match[1]) > 65535) {
-    problems.push(`${name} must be host:port (got '${raw}')`);
-    return fallback;
-  }
-  return raw;
 }
 
 function readBaseUrl(env: Env, problems: string[]): string {

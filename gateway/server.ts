@@ -23,6 +23,8 @@ export async function startGateway(options: {
   config: GatewayConfig;
   store: Store;
   logger: Logger;
+  /** The in-process job runner's wake-up, when the engine runs in this process. */
+  wakeJobs?: () => void;
 }): Promise<RunningGateway> {
   const { store, logger } = options;
   const keys = await SigningKeys.open(store);
@@ -37,7 +39,7 @@ export async function startGateway(options: {
   const port = (server.address() as AddressInfo).port;
   const config = options.config.baseUrlAuto ? { ...options.config, baseUrl: `http://localhost:${port}` } : options.config;
   const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs });
-  const app = createApp({ config, store, engine, keys, logger });
+  const app = createApp({ config, store, engine, keys, logger, wakeJobs: options.wakeJobs });
   server.on('request', app.callback());
   logger.info({ port, base_url: config.baseUrl, engine: config.engineAddress }, 'gateway listening');
   return {

@@ -36,6 +36,7 @@ export async function startStack(options: { env: Record<string, string | undefin
       config: { ...gatewayConfig, engineAddress: engine.address },
       store,
       logger: logger.child({ role: 'gateway' }),
+      wakeJobs: engine.wakeJobs,
     });
     return {
       baseUrl: gateway.baseUrl,

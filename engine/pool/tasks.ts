@@ -3,12 +3,15 @@
  * `name` option selects the worker export of the same name). Buffers travel by transfer.
  */
 import type { DecodeErrorCode } from '../ingest/decode-error.js';
+import type { LapRecord, SummaryBlocks } from '../../storage/records.js';
 
-export interface DecodeCsvTask {
+export interface DecodeFileTask {
   /** The file's bytes, a standalone buffer transferred to the worker. */
   bytes: ArrayBuffer;
+  type: 'csv' | 'fit';
 }
 
+/** One activity of a decoded file, with what ingest stores: summary, laps with their statistics, series. */
 export interface DecodedActivityResult {
   sport: string;
   /** UTC epoch milliseconds. */
@@ -17,7 +20,13 @@ export interface DecodedActivityResult {
   /** Minutes east of UTC. */
   offset: number;
   samples: number;
+  /** Series metrics present (interface names). */
   metrics: string[];
+  summary: SummaryBlocks;
+  laps: LapRecord[];
+  devices: string[];
+  /** Metres, from the cumulative distance channel; null without one. */
+  distance: number | null;
   /** Arrow IPC stream bytes, transferred back. */
   series: ArrayBuffer;
 }
@@ -28,7 +37,7 @@ export type DecodeOutcome =
   | { ok: false; code: DecodeErrorCode; message: string };
 
 export interface PoolTasks {
-  decodeCsv: { task: DecodeCsvTask; result: DecodeOutcome };
+  decodeFile: { task: DecodeFileTask; result: DecodeOutcome };
 }
 
 export type TaskName = keyof PoolTasks;

@@ -5,37 +5,60 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { encodeSeriesIpc } from '../ingest/arrow.js';
-import { decodeCsv as decodeCsvBytes, type CsvDecodeOptions } from '../ingest/csv.js';
+import { decodeCsv, type DecodedCsv } from '../ingest/csv.js';
+import { decodeFit } from '../ingest/fit.js';
+import type { DecodedActivity, DecodedFile } from '../ingest/decoded.js';
+import { indexAtOrAfter, sampleWeights, summarize } from '../kernels/summary.js';
 import { DecodeError } from '../ingest/decode-error.js';
-import type { DecodeCsvTask, DecodeOutcome } from './tasks.js';
+import type { DecodeFileTask, DecodeOutcome, DecodedActivityResult } from './tasks.js';
 import { canonicalSport } from '../../domain/sport.js';
 
-/** CSV `sport` cells are canonicalised through the Open Sport Taxonomy (legacy renames applied). */
-const CANONICAL_SPORT: CsvDecodeOptions['canonicalSport'] = canonicalSport;
-
-export async function decodeCsv(task: DecodeCsvTask): Promise<unknown> {
-  let outcome: DecodeOutcome;
+/**
+ * decodeFile: a file's bytes → its activities, each with its series as Arrow IPC, its summary and its
+ * laps' statistics (computed here from the decoded columns, never taken from the file's summaries).
+ * An undecodable file is a value (`ok: false` with the decoder's code), not a thrown error.
+ */
+export async function decodeFile(task: DecodeFileTask): Promise<unknown> {
+  let decoded: DecodedFile;
   try {
-    const decoded = await decodeCsvBytes(new Uint8Array(task.bytes), { canonicalSport: CANONICAL_SPORT });
-    const series = standalone(encodeSeriesIpc(decoded.series));
-    outcome = {
-      ok: true,
-      activities: [{
-        sport: decoded.sport,
-        start: decoded.start,
-        end: decoded.end,
-        offset: decoded.offset,
-        samples: decoded.series.timestamps.length,
-        metrics: decoded.series.metrics.map((column) => column.name),
-        series,
-      }],
-      warnings: decoded.warnings,
-    };
-    return move({ [transferableSymbol]: [series], [valueSymbol]: outcome });
+    decoded = task.type === 'fit' ? await decodeFit(new Uint8Array(task.bytes)) : csvAsFile(await decodeCsv(new Uint8Array(task.bytes), { canonicalSport }));
   } catch (error) {
     if (error instanceof DecodeError) return { ok: false, code: error.code, message: error.message } satisfies DecodeOutcome;
     throw error;
   }
+  const activities = decoded.activities.map(describeActivity);
+  const outcome: DecodeOutcome = { ok: true, activities, warnings: decoded.warnings };
+  return move({ [transferableSymbol]: activities.map((activity) => activity.series), [valueSymbol]: outcome });
+}
+
+function csvAsFile(csv: DecodedCsv): DecodedFile {
+  return { activities: [{ sport: csv.sport, start: csv.start, end: csv.end, offset: csv.offset, series: csv.series, laps: [], devices: [] }], warnings: csv.warnings };
+}
+
+function describeActivity(activity: DecodedActivity): DecodedActivityResult {
+  const { series } = activity;
+  const weights = sampleWeights(series.timestamps);
+  const n = series.timestamps.length;
+  const summary = summarize(series, weights, 0, n);
+  const laps = activity.laps.map((lap) => ({
+    start: lap.start,
+    end: lap.end,
+    offset: activity.offset,
+    blocks: summarize(series, weights, indexAtOrAfter(series.timestamps, lap.start), indexAtOrAfter(series.timestamps, lap.end + 1)),
+  }));
+  return {
+    sport: activity.sport,
+    start: activity.start,
+    end: activity.end,
+    offset: activity.offset,
+    samples: n,
+    metrics: series.metrics.map((column) => column.name),
+    summary,
+    laps,
+    devices: activity.devices,
+    distance: summary.distance?.sum ?? null,
+    series: standalone(encodeSeriesIpc(series)),
+  };
 }
 
 /** The bytes as an ArrayBuffer of their own, so transferring it moves nothing else. */

@@ -24,34 +24,35 @@ export function decodeSource(deps: DecodeSourceDeps) {
       throw new EngineError(status.INVALID_ARGUMENT, `decode source: format ${String(format)} is not offered; use ARROW_IPC`);
     }
 
-    const source = await deps.store.sources.get(sourceId);
-    // "a source of another user is NOT_FOUND"
-    if (source === null || source.user_id !== userId) {
-      throw new EngineError(status.NOT_FOUND, `engine: source ${sourceId} not found`);
-    }
-    const stored = await deps.store.blobs.get(source.bytes_key);
-    if (stored === null) {
-      throw new EngineError(status.FAILED_PRECONDITION, `decode source: source ${sourceId} has no stored bytes`, 'source_bytes_missing');
-    }
-    signal.throwIfAborted();
-
-    switch (source.type) {
-      case 'csv': {
-        // A standalone buffer: transferring it to the worker must not detach the store's memory.
-        const bytes = stored.slice().buffer as ArrayBuffer;
-        const outcome = await deps.pool.run('decodeCsv', { bytes }, { signal, transferList: [bytes] });
-        return respond(outcome);
-      }
-      case 'fit':
-        // FIT decoding arrives in a later issue (engine/ingest/fit.ts, a `decodeFit` pool task).
-        throw new EngineError(status.FAILED_PRECONDITION, 'fit decode: not available yet', 'fit_unavailable');
-      default:
-        throw new EngineError(status.FAILED_PRECONDITION, `decode source: source ${sourceId} has no file type`, 'source_type_unknown');
-    }
+    return respond(await decodeStoredSource(deps, userId, sourceId, signal));
   };
 }
 
-function requireId(value: string | undefined, field: string): string {
+/**
+ * Loads a user's source and its original bytes and decodes them in the pool. Shared by DecodeSource
+ * and IngestSource. NOT_FOUND for an unknown or another user's source; FAILED_PRECONDITION when the
+ * bytes are missing or the type is unknown. A file that does not decode is an `ok: false` outcome.
+ */
+export async function decodeStoredSource(deps: DecodeSourceDeps, userId: string, sourceId: string, signal: AbortSignal): Promise<DecodeOutcome> {
+  const source = await deps.store.sources.get(sourceId);
+  // "a source of another user is NOT_FOUND"
+  if (source === null || source.user_id !== userId) {
+    throw new EngineError(status.NOT_FOUND, `engine: source ${sourceId} not found`);
+  }
+  const stored = await deps.store.blobs.get(source.bytes_key);
+  if (stored === null) {
+    throw new EngineError(status.FAILED_PRECONDITION, `decode source: source ${sourceId} has no stored bytes`, 'source_bytes_missing');
+  }
+  if (source.type !== 'csv' && source.type !== 'fit') {
+    throw new EngineError(status.FAILED_PRECONDITION, `decode source: source ${sourceId} is neither a FIT nor a CSV file`, 'source_type_unknown');
+  }
+  signal.throwIfAborted();
+  // A standalone buffer: transferring it to the worker must not detach the store's memory.
+  const bytes = stored.slice().buffer as ArrayBuffer;
+  return deps.pool.run('decodeFile', { bytes, type: source.type }, { signal, transferList: [bytes] });
+}
+
+export function requireId(value: string | undefined, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new EngineError(status.INVALID_ARGUMENT, `decode source: ${field} must not be empty`);
   }

@@ -1,13 +1,17 @@
 /**
- * Activities (interface §4 "Activities"). This file grows with the activity issue; for now: the list.
+ * Activities (interface §4 "Activities"): the list, the latest, one activity, and the calling app's
+ * metadata on it. Routes on `/activities/{activity_id}` are registered last (`activityByIdRoutes`), so
+ * fixed paths such as `/activities/latest` and `/activities/longitudinal-data` are never read as ids.
  */
 import { z } from 'zod';
 import type { ActivityRecord, Filter } from '../../storage/store.js';
 import { canonicalSport, sportMatches, sportStorePrefix } from '../../domain/sport.js';
 import { dateSchema } from '../../domain/time.js';
-import { presentActivitySummary } from '../presenters/activity.js';
+import { presentActivityDetails, presentActivitySummary } from '../presenters/activity.js';
+import { ActivityDetails, ActivitySummary } from '../schemas/resources.js';
+import { putAppMetadata, AppMetadataBody } from '../services/app-metadata.js';
 import { queryArray, queryInt, queryString } from '../schemas/query.js';
-import { ValidationError } from '../errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { RouteTable } from './route-table.js';
 import type { GatewayDeps } from '../app.js';
 
@@ -23,6 +27,13 @@ const ListQuery = z.object({
   tags: queryArray(z.string().max(200)).optional().describe('The activity must carry all of them'),
 });
 
+const LatestQuery = z.object({
+  sport: queryString(sportFilter).optional().describe('A parent sport also matches its sub-sports'),
+});
+const LATEST_PAGE = 50;
+
+const ActivityParams = z.object({ activity_id: z.string().min(1).max(64) });
+
 export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
     {
@@ -34,7 +45,7 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
       auth: 'bearer',
       scope: 'activities:read',
       query: ListQuery,
-      responses: { 200: { description: 'Activity summaries', schema: z.array(z.object({}).passthrough()) } },
+      responses: { 200: { description: 'Activity summaries', schema: z.array(ActivitySummary) } },
     },
     async function listActivities(ctx) {
       const input = ctx.state.input as z.output<typeof ListQuery>;
@@ -53,6 +64,30 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
       ctx.body = records.map((record) => presentActivitySummary(record, ctx.state.auth));
     },
   );
+
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/latest', operationId: 'latestActivity', tag: 'activities',
+      summary: 'The most recent activity (null when there is none)', auth: 'bearer', scope: 'activities:read', query: LatestQuery,
+      responses: { 200: { description: 'Activity details, or null', schema: ActivityDetails.nullable() } },
+    },
+    async function latestActivity(ctx) {
+      const input = ctx.state.input as z.output<typeof LatestQuery>;
+      const filter: Filter<ActivityRecord> = { user_id: ctx.state.auth.userId };
+      const sport = input.sport ? sportFilters([input.sport], undefined)[0]! : null;
+      if (sport) filter.sport = { $prefix: sportStorePrefix(sport) ?? sport };
+      // Newest first; with a sport, skip look-alikes that only share the code prefix.
+      let latest: ActivityRecord | null = null;
+      for (let offset = 0; latest === null; offset += LATEST_PAGE) {
+        const page = await deps.store.activities.find(filter, { sort: { start: -1 }, limit: LATEST_PAGE, offset });
+        latest = page.find((record) => !sport || sportMatches(record.sport, sport)) ?? null;
+        if (page.length < LATEST_PAGE) break;
+      }
+      // "200 with body null" when the user has no (matching) activity.
+      ctx.body = latest ? presentActivityDetails(latest, ctx.state.auth) : 'null';
+      ctx.type = 'application/json';
+    },
+  );
 }
 
 /** Repeated `sport` plus the deprecated comma-separated `sports`, canonicalised (legacy names mapped). */
@@ -65,4 +100,65 @@ function sportFilters(sport: string[], sports: string | undefined): string[] {
     }
     return canonical;
   });
+}
+
+/** Routes under `/activities/{activity_id}`; registered after every fixed `/activities/…` path. */
+export function activityByIdRoutes(table: RouteTable, deps: GatewayDeps): void {
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/{activity_id}', operationId: 'getActivity', tag: 'activities',
+      summary: 'One activity with its summary and laps', auth: 'bearer', scope: 'activities:read', params: ActivityParams,
+      responses: { 200: { description: 'Activity details', schema: ActivityDetails }, 404: { description: 'Unknown activity' } },
+    },
+    async function getActivity(ctx) {
+      ctx.body = presentActivityDetails(await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId), ctx.state.auth);
+    },
+  );
+
+  table.add(
+    {
+      method: 'put', path: '/api/v1/activities/{activity_id}/app-metadata', operationId: 'putActivityAppMetadata', tag: 'activities',
+      summary: "Replace the calling app's metadata on an activity (app tokens only; at most 1 KB, 32 levels)",
+      auth: 'bearer', scope: 'activities:write', params: ActivityParams, body: AppMetadataBody,
+      responses: {
+        200: { description: "The app's metadata as stored", schema: AppMetadataBody },
+        403: { description: 'Not an app token' },
+        404: { description: 'Unknown activity' },
+        413: { description: 'Metadata larger than 1 KB' },
+      },
+    },
+    async function putActivityMetadata(ctx) {
+      const applicationId = requireAppToken(ctx.state.auth);
+      const activity = await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId);
+      ctx.body = await putAppMetadata(deps.store.activities, activity, applicationId, ctx.state.body, { maxBytes: 1024 });
+    },
+  );
+
+  table.add(
+    {
+      method: 'delete', path: '/api/v1/activities/{activity_id}/app-metadata', operationId: 'deleteActivityAppMetadata', tag: 'activities',
+      summary: "Remove the calling app's metadata from an activity (app tokens only)",
+      auth: 'bearer', scope: 'activities:write', params: ActivityParams,
+      responses: { 204: { description: 'Removed' }, 403: { description: 'Not an app token' }, 404: { description: 'Unknown activity' } },
+    },
+    async function deleteActivityMetadata(ctx) {
+      const applicationId = requireAppToken(ctx.state.auth);
+      const activity = await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId);
+      await putAppMetadata(deps.store.activities, activity, applicationId, null, { maxBytes: 1024 });
+      ctx.status = 204;
+    },
+  );
+}
+
+/** The caller's activity; another user's is a 404, never a 403 that leaks its existence. */
+async function ownActivity(deps: GatewayDeps, activityId: string, userId: string): Promise<ActivityRecord> {
+  const record = await deps.store.activities.get(activityId);
+  if (!record || record.user_id !== userId) throw new NotFoundError('Activity not found');
+  return record;
+}
+
+/** "Only an app token may read or write it." */
+function requireAppToken(principal: { applicationId: string | null }): string {
+  if (!principal.applicationId) throw new ForbiddenError('App metadata needs an application access token');
+  return principal.applicationId;
 }

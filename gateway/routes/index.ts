@@ -3,10 +3,16 @@ import type { RouteTable } from './route-table.js';
 import type { GatewayDeps } from '../app.js';
 import { systemRoutes } from './system.js';
 import { wellKnownRoutes } from './well-known.js';
-import { activityRoutes } from './activities.js';
+import { activityByIdRoutes, activityRoutes } from './activities.js';
+import { profileRoutes } from './profile.js';
+import { sourceRoutes } from './sources.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
   wellKnownRoutes(table, deps);
+  sourceRoutes(table, deps);
   activityRoutes(table, deps);
+  profileRoutes(table, deps);
+  // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
+  activityByIdRoutes(table, deps);
 }

@@ -14,13 +14,14 @@ function standalone(bytes: Uint8Array): ArrayBuffer {
 
 test('decodes a CSV in a worker, moving the bytes there and the series back', async () => {
   const bytes = standalone(csvBytes(['timestamp,sport,power', '2024-05-01T07:00:00+02:00,cycling,250', '2024-05-01T07:00:01+02:00,cycling,']));
-  const outcome = await pool.run('decodeCsv', { bytes }, { transferList: [bytes] });
+  const outcome = await pool.run('decodeFile', { bytes, type: 'csv' }, { transferList: [bytes] });
   assert.is(bytes.byteLength, 0, 'the input buffer was transferred, not copied');
   assert.ok(outcome.ok);
   if (!outcome.ok) return;
   const [activity] = outcome.activities;
   assert.equal({ ...activity, series: null }, {
     sport: 'cycling', start: Date.UTC(2024, 4, 1, 5), end: Date.UTC(2024, 4, 1, 5) + 1000, offset: 120, samples: 2, metrics: ['power'], series: null,
+    summary: { power: { mean: 250, max: 250 } }, laps: [], devices: [], distance: null,
   });
   assert.instance(activity!.series, ArrayBuffer);
   const table = tableFromIPC(new Uint8Array(activity!.series));
@@ -32,7 +33,7 @@ test('decodes a CSV in a worker, moving the bytes there and the series back', as
 
 test('returns an undecodable file as a failure value with its code', async () => {
   const bytes = standalone(csvBytes(['timestamp,sport', '2024-05-01T07:00:00,cycling']));
-  const outcome = await pool.run('decodeCsv', { bytes }, { transferList: [bytes] });
+  const outcome = await pool.run('decodeFile', { bytes, type: 'csv' }, { transferList: [bytes] });
   assert.equal(outcome, {
     ok: false,
     code: 'csv_naive_timestamp',
@@ -43,7 +44,7 @@ test('returns an undecodable file as a failure value with its code', async () =>
 test('rejects with AbortError when the signal aborts while the task runs, and keeps serving', async () => {
   const bytes = standalone(largeCsv(100_000));
   const controller = new AbortController();
-  const running = pool.run('decodeCsv', { bytes }, { signal: controller.signal, transferList: [bytes] });
+  const running = pool.run('decodeFile', { bytes, type: 'csv' }, { signal: controller.signal, transferList: [bytes] });
   controller.abort(new Error('deadline'));
   try {
     await running;
@@ -52,7 +53,7 @@ test('rejects with AbortError when the signal aborts while the task runs, and ke
     assert.is((error as Error).name, 'AbortError');
   }
   const next = standalone(csvBytes(['timestamp,sport', '2024-05-01T07:00:00Z,running']));
-  assert.ok((await pool.run('decodeCsv', { bytes: next }, { transferList: [next] })).ok);
+  assert.ok((await pool.run('decodeFile', { bytes: next, type: 'csv' }, { transferList: [next] })).ok);
 });
 
 test('answers RESOURCE_EXHAUSTED when every thread is busy and the queue is full', async () => {
@@ -60,7 +61,7 @@ test('answers RESOURCE_EXHAUSTED when every thread is busy and the queue is full
   const controller = new AbortController();
   const settled = Array.from({ length: 3 }, () => {
     const bytes = standalone(largeCsv(1_000));
-    return small.run('decodeCsv', { bytes }, { transferList: [bytes], signal: controller.signal }).then(() => 'decoded', (error: unknown) => error);
+    return small.run('decodeFile', { bytes, type: 'csv' }, { transferList: [bytes], signal: controller.signal }).then(() => 'decoded', (error: unknown) => error);
   });
   controller.abort(); // the two admitted tasks need not finish
   const [first, second, third] = await Promise.all(settled);

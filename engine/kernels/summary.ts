@@ -1,0 +1,101 @@
+/**
+ * Summary statistics of a recorded series over a range of samples: the blocks of an activity's
+ * `summary` and of each lap (gaps.md "Shapes": power{mean,max}, speed{mean,max}, distance{sum},
+ * altitude{mean,gain,loss,min,max}, heart_rate{mean,min,max,start,end}, cadence{mean,max},
+ * temperature / core_temperature / smo2 {mean,min,max,start,end}).
+ *
+ * Means are time-weighted like the canonical series (ANALYTICS.md §1): each sample holds until the
+ * next one for at most HOLD_CAP_MS, the last sample for one second; missing values (NaN) carry no
+ * weight. `distance.sum` is the rise of the cumulative distance over the range. Altitude gain and
+ * loss count only moves of at least ALTITUDE_HYSTERESIS_M from the last turning point, so sensor
+ * noise does not accumulate into climbing. test/engine/summary.test.ts checks hand-computed values.
+ */
+import type { MetricSummary, SummaryBlocks } from '../../storage/records.js';
+import type { RecordedSeries, SeriesMetric } from '../ingest/series.js';
+
+export const HOLD_CAP_MS = 5000;
+export const ALTITUDE_HYSTERESIS_M = 1;
+
+type Statistic = 'mean' | 'min' | 'max' | 'start' | 'end' | 'sum' | 'gain' | 'loss';
+
+const BLOCKS: Partial<Record<SeriesMetric, Statistic[]>> = {
+  power: ['mean', 'max'],
+  speed: ['mean', 'max'],
+  distance: ['sum'],
+  altitude: ['mean', 'gain', 'loss', 'min', 'max'],
+  heart_rate: ['mean', 'min', 'max', 'start', 'end'],
+  cadence: ['mean', 'max'],
+  temperature: ['mean', 'min', 'max', 'start', 'end'],
+  core_temperature: ['mean', 'min', 'max', 'start', 'end'],
+  smo2: ['mean', 'min', 'max', 'start', 'end'],
+};
+
+/** Sample weights in seconds: time to the next sample capped at HOLD_CAP_MS, 1 s for the last. */
+export function sampleWeights(timestamps: Float64Array): Float64Array {
+  const n = timestamps.length;
+  const weights = new Float64Array(n);
+  for (let i = 0; i < n - 1; i++) weights[i] = Math.min(timestamps[i + 1]! - timestamps[i]!, HOLD_CAP_MS) / 1000;
+  if (n > 0) weights[n - 1] = 1;
+  return weights;
+}
+
+/** The summary blocks of samples [from, to) of the series; metrics without a value there are left out. */
+export function summarize(series: RecordedSeries, weights: Float64Array, from: number, to: number): SummaryBlocks {
+  const blocks: SummaryBlocks = {};
+  for (const column of series.metrics) {
+    const statistics = BLOCKS[column.name];
+    if (!statistics) continue;
+    const summary = summarizeColumn(column.values, weights, from, to, column.name === 'altitude');
+    if (summary === null) continue;
+    const block: MetricSummary = {};
+    for (const statistic of statistics) block[statistic] = summary[statistic];
+    blocks[column.name] = block;
+  }
+  return blocks;
+}
+
+function summarizeColumn(values: Float64Array, weights: Float64Array, from: number, to: number, withClimb: boolean): Record<Statistic, number> | null {
+  let weighted = 0;
+  let weight = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let first = NaN;
+  let last = NaN;
+  let gain = 0;
+  let loss = 0;
+  let turning = NaN;
+  for (let i = from; i < to; i++) {
+    const value = values[i]!;
+    if (value !== value) continue; // NaN: no value
+    if (first !== first) first = value;
+    last = value;
+    weighted += value * weights[i]!;
+    weight += weights[i]!;
+    if (value < min) min = value;
+    if (value > max) max = value;
+    if (withClimb) {
+      if (turning !== turning) turning = value;
+      else if (value - turning >= ALTITUDE_HYSTERESIS_M) {
+        gain += value - turning;
+        turning = value;
+      } else if (turning - value >= ALTITUDE_HYSTERESIS_M) {
+        loss += turning - value;
+        turning = value;
+      }
+    }
+  }
+  if (first !== first) return null;
+  return { mean: weight > 0 ? weighted / weight : first, min, max, start: first, end: last, sum: last - first, gain, loss };
+}
+
+/** Index of the first sample at or after `ms` (binary search over ascending timestamps). */
+export function indexAtOrAfter(timestamps: Float64Array, ms: number): number {
+  let low = 0;
+  let high = timestamps.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (timestamps[mid]! < ms) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}

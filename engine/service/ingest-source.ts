@@ -1,0 +1,134 @@
+/**
+ * IngestSource: decode a stored upload source and store what it holds — one activity per session,
+ * each with its record (summary, laps), its series blob — then mark the source processed, or failed
+ * with the decoder's code. The ingest job runs it; batch jobs may call it over gRPC.
+ *
+ * Idempotent and crash-safe: an activity's id is derived from (source id, session index), series
+ * blobs are written before the records that point to them, and records, source status and outbox
+ * events land in one atomic batch. Running it again after a crash at any point replaces the same
+ * activities and never creates a second copy; activities a re-decode no longer yields are removed.
+ * test/engine/ingest-source.test.ts and test/gateway/ingest-crash.test.ts keep it honest.
+ */
+import { createHash } from 'node:crypto';
+import { status } from '@grpc/grpc-js';
+import type { ActivityRecord, BatchOp, SourceRecord, Store } from '../../storage/store.js';
+import { newEvent } from '../../storage/events.js';
+import { localDate } from '../../domain/time.js';
+import { EngineError, type CallContext } from '../errors.js';
+import type { EnginePool } from '../pool/pool.js';
+import type { DecodedActivityResult } from '../pool/tasks.js';
+import type { IngestSourceRequest } from '../proto.js';
+import { decodeStoredSource, requireId } from './decode-source.js';
+
+export interface IngestResult {
+  status: 'processed' | 'failed';
+  activity_ids: string[];
+  error: { code: string; message: string } | null;
+  warnings: string[];
+}
+
+export interface IngestDeps {
+  store: Store;
+  pool: EnginePool;
+}
+
+export function ingestSource(deps: IngestDeps) {
+  return async function ingestSourceCall(request: IngestSourceRequest, { signal }: CallContext): Promise<IngestResult> {
+    return ingestStoredSource(deps, requireId(request.user_id, 'user_id'), requireId(request.source_id, 'source_id'), signal);
+  };
+}
+
+/** The activity id for a session of a source: stable across re-processing. */
+export function activityIdFor(sourceId: string, index: number): string {
+  return createHash('sha256').update(`${sourceId}:${index}`).digest('hex').slice(0, 16);
+}
+
+export function seriesKey(activityId: string): string {
+  return `series:${activityId}`;
+}
+
+export async function ingestStoredSource(deps: IngestDeps, userId: string, sourceId: string, signal: AbortSignal, now = Date.now()): Promise<IngestResult> {
+  let outcome;
+  try {
+    outcome = await decodeStoredSource(deps, userId, sourceId, signal);
+  } catch (error) {
+    // Missing bytes or an unknown file type fail the source like an undecodable file.
+    if (error instanceof EngineError && error.status === status.FAILED_PRECONDITION && error.errorCode) {
+      return recordFailure(deps.store, userId, sourceId, error.errorCode, error.message, now);
+    }
+    throw error;
+  }
+  if (!outcome.ok) return recordFailure(deps.store, userId, sourceId, outcome.code, outcome.message, now);
+  if (outcome.activities.length === 0) {
+    return recordFailure(deps.store, userId, sourceId, 'no_activity', 'ingest: the file holds no activity', now);
+  }
+  return storeActivities(deps.store, userId, sourceId, outcome.activities, outcome.warnings, now);
+}
+
+async function storeActivities(store: Store, userId: string, sourceId: string, decoded: DecodedActivityResult[], warnings: string[], now: number): Promise<IngestResult> {
+  const previous = new Map((await store.activities.find({ source_id: sourceId })).map((record) => [record.id, record]));
+  const ops: BatchOp[] = [];
+  const ids: string[] = [];
+  for (const [index, activity] of decoded.entries()) {
+    const id = activityIdFor(sourceId, index);
+    ids.push(id);
+    // The blob first: a record never points to a series that is not there.
+    await store.blobs.put(seriesKey(id), new Uint8Array(activity.series), { userId });
+    const existing = previous.get(id);
+    previous.delete(id);
+    ops.push({ collection: 'activities', put: activityRecord(id, userId, sourceId, index, activity, existing, now) });
+    ops.push({ collection: 'events', insert: newEvent(userId, existing ? 'activity_updated' : 'activity_created', id, now) });
+  }
+  for (const stale of previous.values()) {
+    ops.push({ collection: 'activities', delete: { id: stale.id } });
+    ops.push({ collection: 'events', insert: newEvent(userId, 'activity_deleted', stale.id, now) });
+  }
+  ops.push({
+    collection: 'sources',
+    update: { id: sourceId },
+    change: { set: { status: 'processed', activity_ids: ids, error: null, warnings, updated_at: now } satisfies Partial<SourceRecord> },
+  });
+  ops.push({ collection: 'events', insert: newEvent(userId, 'source_processed', sourceId, now) });
+  await store.batch(ops);
+  for (const stale of previous.values()) await store.blobs.delete(stale.series_key);
+  return { status: 'processed', activity_ids: ids, error: null, warnings };
+}
+
+function activityRecord(id: string, userId: string, sourceId: string, index: number, activity: DecodedActivityResult, existing: ActivityRecord | undefined, now: number): ActivityRecord {
+  return {
+    id,
+    user_id: userId,
+    source_id: sourceId,
+    source_index: index,
+    sport: activity.sport,
+    start: activity.start,
+    end: activity.end,
+    offset: activity.offset,
+    local_date: localDate(activity.start, activity.offset),
+    duration_s: (activity.end - activity.start) / 1000,
+    metrics: ['duration', ...activity.metrics],
+    // What the user or apps added survives re-processing.
+    tags: existing?.tags ?? [],
+    devices: activity.devices,
+    distance: activity.distance,
+    summary: activity.summary,
+    laps: activity.laps.length > 0 ? activity.laps : null,
+    app_metadata: existing?.app_metadata ?? {},
+    series_key: seriesKey(id),
+    samples: activity.samples,
+    created_at: existing?.created_at ?? now,
+    updated_at: now,
+  };
+}
+
+export async function recordFailure(store: Store, userId: string, sourceId: string, code: string, message: string, now: number): Promise<IngestResult> {
+  await store.batch([
+    {
+      collection: 'sources',
+      update: { id: sourceId, user_id: userId },
+      change: { set: { status: 'failed', error: { code, message }, activity_ids: [], updated_at: now } satisfies Partial<SourceRecord> },
+    },
+    { collection: 'events', insert: newEvent(userId, 'source_failed', sourceId, now) },
+  ]);
+  return { status: 'failed', activity_ids: [], error: { code, message }, warnings: [] };
+}

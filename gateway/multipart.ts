@@ -1,0 +1,79 @@
+/**
+ * Reads the files of a multipart/form-data request (busboy) into memory with hard limits: at most
+ * `maxFiles` files in the named field, each at most `maxFileBytes`. Limits are enforced while
+ * streaming, so an oversized upload is refused without buffering it whole.
+ */
+import busboy from 'busboy';
+import type { Context } from 'koa';
+import { HttpError, ValidationError } from './errors.js';
+
+export interface UploadedFile {
+  filename: string | null;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+export interface MultipartLimits {
+  field: string;
+  maxFiles: number;
+  maxFileBytes: number;
+}
+
+export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promise<UploadedFile[]> {
+  if (!ctx.is('multipart/form-data')) {
+    return Promise.reject(ValidationError.single(['body', limits.field], 'Field required: send the files as multipart/form-data', 'missing'));
+  }
+  return new Promise((resolve, reject) => {
+    const files: UploadedFile[] = [];
+    let failure: Error | null = null;
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: ctx.req.headers,
+        limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 20 },
+      });
+    } catch (error) {
+      reject(ValidationError.single(['body'], `malformed multipart request: ${(error as Error).message}`));
+      return;
+    }
+    const fail = (error: Error) => {
+      if (failure) return;
+      failure = error;
+      ctx.req.unpipe(parser);
+      ctx.req.resume(); // drain what the client still sends
+      reject(error);
+    };
+    parser.on('file', (field, stream, info) => {
+      if (field !== limits.field) {
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () => {
+        const mib = Math.round((limits.maxFileBytes / 1048576) * 10) / 10;
+        fail(new HttpError(413, `file '${cleanFilename(info.filename) ?? '(unnamed)'}' is larger than the ${mib} MiB limit per file`, { code: 'file_too_large', headers: { Connection: 'close' } }));
+      });
+      stream.on('end', () => {
+        if (!failure) files.push({ filename: cleanFilename(info.filename), mimeType: info.mimeType, bytes: Buffer.concat(chunks) });
+      });
+    });
+    parser.on('filesLimit', () => fail(ValidationError.single(['body', limits.field], `at most ${limits.maxFiles} files per request`, 'too_long')));
+    parser.on('partsLimit', () => fail(ValidationError.single(['body'], 'too many parts in the multipart request', 'too_long')));
+    parser.on('error', (error: Error) => fail(ValidationError.single(['body'], `malformed multipart request: ${error.message}`)));
+    parser.on('close', () => {
+      if (failure) return;
+      if (files.length === 0) reject(ValidationError.single(['body', limits.field], 'Field required: at least one file', 'missing'));
+      else resolve(files);
+    });
+    ctx.req.pipe(parser);
+  });
+}
+
+/** The last path segment of a client-supplied name, without control characters, at most 255 characters. */
+export function cleanFilename(name: string | undefined): string | null {
+  if (!name) return null;
+  // eslint-disable-next-line no-control-regex
+  const base = name.split(/[/\\]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return base.length > 0 ? base.slice(0, 255) : null;
+}
