@@ -9,6 +9,7 @@
  *   threshold user create --email E [--password P] [--first-name F] [--last-name L]
  *   threshold app create --owner USER_ID --name N [--description D] [--redirect-uri U]… [--secret]
  *   threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read …"
+ *   threshold import --user USER_ID PATH…              FIT and CSV files or folders, through the ingest path
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { exitOnSignals, reportStartupFailure } from '../../domain/process.js';
@@ -23,14 +24,20 @@ import { mintAccessToken } from '../auth/access-tokens.js';
 import { isScope, splitScopes } from '../auth/scopes.js';
 import { addClientSecret, createApplication, createUser, unionGrant } from '../services/accounts.js';
 import { presentApplication } from '../presenters/application.js';
+import { importFiles } from './import.js';
+import { ConfigError } from '../../domain/config-error.js';
 
+/** Wrong words on the command line: exit 2. */
 class UsageError extends Error {}
+/** A refused operation (a missing file, an unknown user): exit 1. */
+class CommandFailure extends Error {}
 
 const USAGE = `usage:
   threshold serve
   threshold user create --email E [--password P] [--first-name F] [--last-name L]
   threshold app create --owner USER_ID --name N [--description D] [--redirect-uri U]... [--secret]
-  threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read ..."`;
+  threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read ..."
+  threshold import --user USER_ID PATH...`;
 
 type Command = (store: Store, config: GatewayConfig, args: string[]) => Promise<unknown>;
 
@@ -77,9 +84,19 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+COMMANDS['import'] = async (store, config, args) => {
+  const { values, positionals } = parse(args, { user: { type: 'string' } }, true);
+  if (positionals.length === 0) throw new UsageError('import needs at least one file or folder');
   try {
-    return parseArgs({ args, options, strict: true as const, allowPositionals: false as const });
+    return await importFiles(store, process.env, required(values.user, '--user'), positionals, config.maxUploadBytes);
+  } catch (error) {
+    throw new CommandFailure(error instanceof ConfigError ? error.message : (error as Error).message);
+  }
+};
+
+function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, allowPositionals = false) {
+  try {
+    return parseArgs({ args, options, strict: true as const, allowPositionals });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -101,7 +118,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return -1; // keep running
   }
-  const name = argv.slice(0, 2).join(' ');
+  const name = argv[0] === 'import' ? 'import' : argv.slice(0, 2).join(' ');
   const command = COMMANDS[name];
   if (!command) {
     process.stderr.write(`${JSON.stringify({ error: `unknown command '${argv.join(' ')}'` })}\n${USAGE}\n`);
@@ -116,7 +133,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const store = await openStore({ mongodbUri: config.store.mongodbUri, mongodbDatabase: config.store.mongodbDatabase, sqliteFile: sqliteFileFor(config.store) });
   try {
-    const result = await command(store, config, argv.slice(2));
+    const result = await command(store, config, argv.slice(name.split(' ').length));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {
@@ -129,7 +146,7 @@ async function main(argv: string[]): Promise<number> {
 
 function describe(error: unknown): string {
   if (error instanceof ValidationError) return error.issues.map((issue) => `${String(issue.loc.at(-1))}: ${issue.msg}`).join('; ');
-  if (error instanceof HttpError || error instanceof UsageError) return error.message;
+  if (error instanceof HttpError || error instanceof UsageError || error instanceof CommandFailure) return error.message;
   return `unexpected failure: ${(error as Error).message}`;
 }
 

@@ -5,6 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import path from 'node:path';
+import { csvActivity } from '../support/uploads.js';
 import { startProcess, runCli } from '../support/processes.js';
 import { tempDir } from '../support/stack.js';
 
@@ -114,6 +116,34 @@ processes('creates applications with a secret shown once, and validates CLI inpu
     assert.is(shortPassword.status, 1);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+processes('imports files and folders through the ingest path and summarises the outcome', async () => {
+  const dataDir = tempDir();
+  const folder = tempDir('threshold-import-');
+  const env = { DATA_DIR: dataDir, ENGINE_THREADS: '1' };
+  try {
+    fs.mkdirSync(path.join(folder, 'nested'));
+    fs.writeFileSync(path.join(folder, 'ride.csv'), csvActivity({ start: '2024-03-01T06:00:00Z' }));
+    fs.writeFileSync(path.join(folder, 'nested', 'run.CSV'), csvActivity({ start: '2024-03-02T06:00:00Z', sport: 'running' }));
+    fs.writeFileSync(path.join(folder, 'nested', 'naive.csv'), 'timestamp,sport\n2024-03-03T06:00:00,running\n');
+    fs.writeFileSync(path.join(folder, 'notes.txt'), 'not an activity');
+    const user = runCli(['user', 'create', '--email', 'import@example.com'], env);
+    const userId = (user.json as { id: string }).id;
+    const imported = runCli(['import', '--user', userId, folder], env);
+    assert.is(imported.status, 0, imported.stderr);
+    const summary = imported.json as { files: number; processed: number; failed: number; activities: number; sources: { file: string; error: { code: string } | null }[] };
+    assert.equal([summary.files, summary.processed, summary.failed, summary.activities], [3, 2, 1, 2]);
+    assert.is(summary.sources.find((source) => source.file.endsWith('naive.csv'))!.error!.code, 'csv_naive_timestamp');
+    assert.match(imported.stderr, '3/3 files settled (1 failed)');
+    const again = runCli(['import', '--user', userId, path.join(folder, 'ride.csv')], env);
+    assert.is((again.json as { activities: number }).activities, 1, 'a file imported twice is recognised, not duplicated');
+    const missing = runCli(['import', '--user', userId, path.join(folder, 'nope')], env);
+    assert.is(missing.status, 1);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 });
 
