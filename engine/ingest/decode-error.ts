@@ -27,7 +27,33 @@ export type CsvDecodeErrorCode =
   /** More rows than the decoder accepts. */
   | 'csv_too_many_rows';
 
-export type DecodeErrorCode = CsvDecodeErrorCode;
+/**
+ * Why a FIT file cannot become an activity (engine/ingest/fit.ts). A file CRC mismatch is not among
+ * them: the file is salvaged with a warning (see fit.ts, "CRC").
+ */
+export type FitDecodeErrorCode =
+  /** Zero bytes. */
+  | 'fit_empty'
+  /** Larger than the decoder accepts (bytes, or messages found by the framing walk). */
+  | 'fit_too_large'
+  /** Does not start with a FIT file header (12 or 14 bytes saying ".FIT"). */
+  | 'fit_not_fit'
+  /** Cut short, and the whole messages before the cut hold no activity (often: no record at all). */
+  | 'fit_truncated'
+  /** Malformed (impossible definition or message header) before enough records for an activity, or unreadable. */
+  | 'fit_corrupt'
+  /** A FIT file of another kind (course, workout, settings…): no file in it has type activity. */
+  | 'fit_not_activity'
+  /** No record message at all (e.g. a session summary without samples). */
+  | 'fit_no_records'
+  /** Record messages exist but none carries a timestamp. */
+  | 'fit_no_timestamps'
+  /** Timestamps are device-relative (before 0x10000000, "seconds since power-on"): the activity cannot be placed in time. */
+  | 'fit_relative_time'
+  /** Records exist but form no activity: fewer than two timed samples, or only transition sessions. */
+  | 'fit_no_activity';
+
+export type DecodeErrorCode = CsvDecodeErrorCode | FitDecodeErrorCode;
 
 export class DecodeError extends Error {
   constructor(readonly code: DecodeErrorCode, message: string) {

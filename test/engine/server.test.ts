@@ -119,11 +119,11 @@ test('answers FAILED_PRECONDITION with the decoder\'s code for a naive-timestamp
   assert.is(errorCodeOf(error), 'csv_naive_timestamp');
 });
 
-test('answers FAILED_PRECONDITION fit_unavailable for a FIT source, until FIT decoding lands', async () => {
+test('answers FAILED_PRECONDITION fit_not_fit for a FIT source whose bytes are not FIT', async () => {
   const source = await putSource(store, USER, new Uint8Array([14, 16, 0, 0]), { type: 'fit', filename: 'ride.fit' });
   const error = expectStatus(await callDecodeSource(engine.client, { user_id: USER, source_id: source.id }), status.FAILED_PRECONDITION);
-  assert.is(error.details, 'fit decode: not available yet');
-  assert.is(errorCodeOf(error), 'fit_unavailable');
+  assert.match(error.details, 'fit decode: not a FIT file');
+  assert.is(errorCodeOf(error), 'fit_not_fit');
 });
 
 test('answers INVALID_ARGUMENT for an empty user or source id', async () => {
