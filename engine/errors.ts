@@ -9,10 +9,15 @@
  *   cancels (the handler's `signal` aborts the pool task), or with the handler's error. Anything
  *   that is not an `EngineError` becomes INTERNAL with a generic message, and the real error is
  *   logged (grpc-js would otherwise echo a thrown message as UNKNOWN).
+ * - `wrapServerStream` does the same for server-streaming RPCs, whose handlers write through a
+ *   `StreamSink` that waits for 'drain' (backpressure) and rejects once the call has settled.
  *
  * test/engine/errors.test.ts and test/engine/server.test.ts keep it honest.
  */
-import { Metadata, status, type handleUnaryCall, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import {
+  Metadata, status, type StatusObject, type handleServerStreamingCall, type handleUnaryCall, type ServerUnaryCall,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import type { Logger } from '../domain/logger.js';
 
 /** Trailing-metadata key that carries `EngineError.errorCode` to callers. */
@@ -83,16 +88,7 @@ export function wrapUnary<Req, Res>(
         callback(null, response);
         return;
       }
-      const failure = toEngineError(error, controller.signal);
-      if (failure === null) {
-        logger.error({ method, ms, err: error }, 'engine: internal error');
-        callback({ code: status.INTERNAL, details: 'engine: internal error', metadata: new Metadata() });
-        return;
-      }
-      logger.debug({ method, ms, status: status[failure.status], errorCode: failure.errorCode }, failure.message);
-      const metadata = new Metadata();
-      if (failure.errorCode !== null) metadata.set(ERROR_CODE_KEY, failure.errorCode);
-      callback({ code: failure.status, details: failure.message, metadata });
+      callback(failureStatus(error, controller.signal, logger, { method, ms }));
     };
 
     controller.signal.addEventListener('abort', () => settle(controller.signal.reason), { once: true });
@@ -106,11 +102,107 @@ export function wrapUnary<Req, Res>(
   };
 }
 
+/**
+ * The stream a server-streaming handler writes to. `write` resolves when the call can take another
+ * message (at once, or after 'drain' when grpc-js's buffer is full: that is the backpressure a slow
+ * reader exerts), and rejects once the call has settled (deadline, cancellation, failure).
+ */
+export interface StreamSink<Res> {
+  write(message: Res): Promise<void>;
+}
+
+/**
+ * `wrapUnary` for server-streaming RPCs, with the same guarantees: a deadline on every call, the
+ * handler's `signal` aborted when it passes or the caller cancels, one settlement (the call ends OK
+ * when the handler resolves, or with the mapped status when it fails or the signal aborts; messages
+ * already written are delivered first), `EngineError` statuses and codes kept, anything else INTERNAL
+ * and logged. A handler failure also aborts the signal, so pool tasks still running stop.
+ */
+export function wrapServerStream<Req, Res>(
+  method: string,
+  handler: (request: Req, sink: StreamSink<Res>, context: CallContext) => Promise<void>,
+  options: UnaryOptions,
+): handleServerStreamingCall<Req, Res> {
+  const { logger, defaultDeadlineMs } = options;
+  return function serverStream(call) {
+    const started = Date.now();
+    const deadline = callerDeadline(call) ?? started + defaultDeadlineMs;
+    const controller = new AbortController();
+    const { signal } = controller;
+    let settled = false;
+    let messages = 0;
+
+    const timer = setTimeout(() => controller.abort(deadlineExceeded()), Math.min(MAX_TIMER_MS, Math.max(0, deadline - started)));
+    const onCancelled = (): void => {
+      controller.abort(Date.now() >= deadline ? deadlineExceeded() : new EngineError(status.CANCELLED, 'engine: call cancelled'));
+    };
+    call.once('cancelled', onCancelled);
+
+    const settle = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      call.removeListener('cancelled', onCancelled);
+      const ms = Date.now() - started;
+      if (error === null) {
+        logger.debug({ method, ms, messages }, 'engine: call ok');
+        call.end();
+        return;
+      }
+      // grpc-js ends the call with this status once the messages already written are sent.
+      call.emit('error', failureStatus(error, signal, logger, { method, ms, messages }));
+      if (!signal.aborted) controller.abort(new EngineError(status.CANCELLED, 'engine: call failed'));
+    };
+
+    const sink: StreamSink<Res> = {
+      write(message) {
+        if (settled) return Promise.reject(signal.reason ?? new EngineError(status.CANCELLED, 'engine: call already ended'));
+        messages += 1;
+        if (call.write(message)) return Promise.resolve();
+        return new Promise((resolve, reject) => {
+          const onDrain = (): void => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          };
+          const onAbort = (): void => {
+            call.removeListener('drain', onDrain);
+            reject(signal.reason);
+          };
+          call.once('drain', onDrain);
+          signal.addEventListener('abort', onAbort, { once: true });
+        });
+      },
+    };
+
+    signal.addEventListener('abort', () => settle(signal.reason), { once: true });
+    if (call.cancelled) onCancelled();
+    else if (deadline <= started) controller.abort(deadlineExceeded());
+    if (settled) return;
+
+    Promise.resolve()
+      .then(() => handler(call.request, sink, { signal, deadline }))
+      .then(() => settle(null), (error: unknown) => settle(error));
+  };
+}
+
+/** The status a failed call ends with; unexpected errors become a generic INTERNAL and are logged. */
+function failureStatus(error: unknown, signal: AbortSignal, logger: Logger, context: Record<string, unknown>): Partial<StatusObject> {
+  const failure = toEngineError(error, signal);
+  if (failure === null) {
+    logger.error({ ...context, err: error }, 'engine: internal error');
+    return { code: status.INTERNAL, details: 'engine: internal error', metadata: new Metadata() };
+  }
+  logger.debug({ ...context, status: status[failure.status], errorCode: failure.errorCode }, failure.message);
+  const metadata = new Metadata();
+  if (failure.errorCode !== null) metadata.set(ERROR_CODE_KEY, failure.errorCode);
+  return { code: failure.status, details: failure.message, metadata };
+}
+
 function deadlineExceeded(): EngineError {
   return new EngineError(status.DEADLINE_EXCEEDED, 'engine: deadline exceeded');
 }
 
-function callerDeadline(call: ServerUnaryCall<unknown, unknown>): number | null {
+function callerDeadline(call: Pick<ServerUnaryCall<unknown, unknown>, 'getDeadline'>): number | null {
   const value = call.getDeadline();
   const ms = value instanceof Date ? value.getTime() : value;
   return Number.isFinite(ms) ? ms : null;

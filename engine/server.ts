@@ -2,9 +2,9 @@
  * The engine's gRPC server: the Engine service (proto/threshold/engine/v1/engine.proto) over a worker
  * pool, plus gRPC health checking and server reflection so `grpcurl` works against it.
  *
- * Every RPC handler goes through `wrapUnary` (errors.ts): one settlement per call, a deadline on every
- * call (the caller's, or DEFAULT_DEADLINE_MS), the pool task aborted when it passes or the caller
- * cancels. With ENGINE_TOKEN set, calls must carry `authorization: Bearer <token>` (authenticate.ts).
+ * Every RPC handler goes through `wrapUnary` or `wrapServerStream` (errors.ts): one settlement per
+ * call, a deadline on every call (the caller's, or DEFAULT_DEADLINE_MS), the pool task aborted when it
+ * passes or the caller cancels. With ENGINE_TOKEN set, calls must carry `authorization: Bearer <token>` (authenticate.ts).
  * test/engine/server.test.ts starts it on port 0 and talks gRPC to it.
  */
 import { Server, ServerCredentials, type ServerInterceptor, type UntypedServiceImplementation } from '@grpc/grpc-js';
@@ -14,10 +14,12 @@ import type { Logger } from '../domain/logger.js';
 import type { Store } from '../storage/store.js';
 import { authenticate } from './authenticate.js';
 import type { EngineConfig } from './config.js';
-import { wrapUnary } from './errors.js';
+import { wrapServerStream, wrapUnary } from './errors.js';
 import { createPool } from './pool/pool.js';
 import { ENGINE_SERVICE_NAME, loadEngineContract } from './proto.js';
 import { decodeSource } from './service/decode-source.js';
+import { getActivitySeries } from './service/activity-series.js';
+import { getLongitudinalSeries } from './service/longitudinal-series.js';
 import { ingestSource } from './service/ingest-source.js';
 import { startJobRunner } from './jobs/runner.js';
 import { ingestJobHandler } from './jobs/ingest-job.js';
@@ -57,6 +59,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
     IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
+    GetActivitySeries: wrapServerStream('GetActivitySeries', getActivitySeries({ store, pool }), unary),
+    GetLongitudinalSeries: wrapServerStream('GetLongitudinalSeries', getLongitudinalSeries({ store, pool, logger }), unary),
   };
   server.addService(contract.EngineService, implementation);
 

@@ -2,13 +2,21 @@
  * Typed calls to the engine over gRPC. Every call carries a deadline and can be cancelled with an
  * AbortSignal (the gateway aborts when the HTTP client goes away). gRPC statuses become HTTP errors
  * in one table, `httpErrorFor`.
+ *
+ * Server-streamed tables (GetActivitySeries, GetLongitudinalSeries) arrive as a byte `Readable` once the
+ * first chunk is in: a failure before it rejects with the mapped HTTP error (nothing has been sent, so
+ * the route can still answer it); a failure after it destroys the stream with that error. The stream
+ * reads the call only as fast as it is consumed (backpressure), and destroying it cancels the call.
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { Readable } from 'node:stream';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub } from '../engine/proto.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
 import { errorCodeOf } from '../engine/errors.js';
+import type { GetActivitySeriesRequest, TableChunk } from '../engine/service/activity-series.js';
+import type { GetLongitudinalSeriesRequest } from '../engine/service/longitudinal-series.js';
 import { HttpError, NotFoundError, UnavailableError } from './errors.js';
 
 export interface CallOptions {
@@ -17,6 +25,8 @@ export interface CallOptions {
 }
 
 const HEALTH_STATUSES = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
+
+type StreamMethod = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientReadableStream<TableChunk>;
 
 type UnaryMethod = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, response: unknown) => void) => grpc.ClientUnaryCall;
 
@@ -36,6 +46,16 @@ export class EngineClient {
     return this.unary(this.engine, 'DecodeSource', request, options) as Promise<DecodeSourceResponse>;
   }
 
+  /** One activity's series as a table file (Parquet unless `format` says otherwise). */
+  activitySeries(request: GetActivitySeriesRequest, options: CallOptions = {}): Promise<Readable> {
+    return this.serverStream('GetActivitySeries', request, options);
+  }
+
+  /** Every matching activity's series, concatenated into one table file, streamed as the engine encodes it. */
+  longitudinalSeries(request: GetLongitudinalSeriesRequest, options: CallOptions = {}): Promise<Readable> {
+    return this.serverStream('GetLongitudinalSeries', request, options);
+  }
+
   /** The engine's health status for the Engine service ('SERVING' when ready). */
   async healthStatus(options: CallOptions = {}): Promise<string> {
     const response = (await this.unary(this.health, 'Check', { service: 'threshold.engine.v1.Engine' }, options)) as { status: number };
@@ -47,10 +67,56 @@ export class EngineClient {
     this.health.close();
   }
 
+  /** A server-streamed table as bytes; resolves at the first chunk (or an empty end), rejects on an earlier failure. */
+  private serverStream(method: string, request: unknown, options: CallOptions): Promise<Readable> {
+    if (options.signal?.aborted) return Promise.reject(httpErrorFor(cancelledByCaller()));
+    const deadline = new Date(Date.now() + (options.deadlineMs ?? this.options.deadlineMs));
+    const call = (this.engine as unknown as Record<string, StreamMethod>)[method]!.call(this.engine, request, this.metadata, { deadline });
+    const cancel = (): void => call.cancel();
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    return new Promise((resolve, reject) => {
+      let started = false;
+      const body = new Readable({
+        read() {
+          call.resume();
+        },
+        destroy(error, callback) {
+          options.signal?.removeEventListener('abort', cancel);
+          call.cancel(); // the HTTP response is gone: stop the engine's work (a no-op once the call ended)
+          callback(error);
+        },
+      });
+      const start = (): void => {
+        if (started) return;
+        started = true;
+        resolve(body);
+      };
+      call.on('data', (chunk: TableChunk) => {
+        start();
+        if (!body.destroyed && !body.push(chunk.data)) call.pause();
+      });
+      call.on('end', () => {
+        options.signal?.removeEventListener('abort', cancel);
+        start();
+        body.push(null);
+      });
+      call.on('error', (error: grpc.ServiceError) => {
+        const failure = httpErrorFor(error);
+        if (started) {
+          body.destroy(failure);
+          return;
+        }
+        started = true;
+        body.destroy();
+        reject(failure);
+      });
+    });
+  }
+
   private unary(client: grpc.Client, method: string, request: unknown, options: CallOptions): Promise<unknown> {
     const deadline = new Date(Date.now() + (options.deadlineMs ?? this.options.deadlineMs));
     return new Promise((resolve, reject) => {
-      if (options.signal?.aborted) return reject(httpErrorFor({ code: grpc.status.CANCELLED, details: 'cancelled by caller' } as grpc.ServiceError));
+      if (options.signal?.aborted) return reject(httpErrorFor(cancelledByCaller()));
       const call = (client as unknown as Record<string, UnaryMethod>)[method]!.call(client, request, this.metadata, { deadline }, (error, response) => {
         options.signal?.removeEventListener('abort', cancel);
         if (error) reject(httpErrorFor(error));
@@ -60,6 +126,10 @@ export class EngineClient {
       options.signal?.addEventListener('abort', cancel, { once: true });
     });
   }
+}
+
+function cancelledByCaller(): grpc.ServiceError {
+  return { code: grpc.status.CANCELLED, details: 'cancelled by caller' } as grpc.ServiceError;
 }
 
 /** The one gRPC status → HTTP table. Engine messages are shown only where they describe the input. */

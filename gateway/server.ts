@@ -12,6 +12,9 @@ import { createApp } from './app.js';
 import { EngineClient } from './engine-client.js';
 import { SigningKeys } from './auth/signing-keys.js';
 
+/** How long close() lets requests in flight finish, milliseconds. */
+const SHUTDOWN_GRACE_MS = 5000;
+
 export interface RunningGateway {
   baseUrl: string;
   port: number;
@@ -47,8 +50,14 @@ export async function startGateway(options: {
     port,
     keys,
     async close() {
+      // Requests in flight get a grace period; idle keep-alive sockets (and sockets that never sent
+      // a request) are closed at once, everything left after the grace period is cut.
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const cut = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       engine.close();

@@ -5,6 +5,7 @@
  */
 import { status } from '@grpc/grpc-js';
 import { Piscina } from 'piscina';
+import type { MessagePort } from 'node:worker_threads';
 import { EngineError } from '../errors.js';
 import type { PoolTasks, TaskName } from './tasks.js';
 
@@ -17,8 +18,8 @@ export interface PoolOptions {
 
 export interface RunOptions {
   signal?: AbortSignal;
-  /** Buffers moved (not copied) to the worker; they are detached on this side. */
-  transferList?: ArrayBuffer[];
+  /** Buffers (and ports) moved, not copied, to the worker; they are detached on this side. */
+  transferList?: (ArrayBuffer | MessagePort)[];
 }
 
 export interface EnginePool {

@@ -11,6 +11,8 @@ import type { DecodedActivity, DecodedFile } from '../ingest/decoded.js';
 import { indexAtOrAfter, sampleWeights, summarize } from '../kernels/summary.js';
 import { DecodeError } from '../ingest/decode-error.js';
 import type { DecodeFileTask, DecodeOutcome, DecodedActivityResult } from './tasks.js';
+import type { EncodeSeriesTableTask, StreamSeriesTableTask, StreamedSeriesTable } from './tasks.js';
+import { encodeSeriesFile, streamSeriesFile } from '../parquet/series-file.js';
 import { canonicalSport } from '../../domain/sport.js';
 
 /**
@@ -66,4 +68,18 @@ function standalone(bytes: Uint8Array): ArrayBuffer {
   const { buffer, byteOffset, byteLength } = bytes;
   if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) return buffer;
   return bytes.slice().buffer as ArrayBuffer;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Series tables (engine/parquet/): Parquet or Arrow IPC files of stored series
+
+/** encodeSeriesTable: one activity's stored series → a whole table file, its bytes moved back. */
+export function encodeSeriesTable(task: EncodeSeriesTableTask): unknown {
+  const encoded = encodeSeriesFile(task);
+  return move({ [transferableSymbol]: [encoded.data], [valueSymbol]: encoded });
+}
+
+/** streamSeriesTable: activities fed through the task's port → one file, streamed back through it. */
+export function streamSeriesTable(task: StreamSeriesTableTask): Promise<StreamedSeriesTable> {
+  return streamSeriesFile(task);
 }

@@ -91,7 +91,7 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
 }
 
 /** Repeated `sport` plus the deprecated comma-separated `sports`, canonicalised (legacy names mapped). */
-function sportFilters(sport: string[], sports: string | undefined): string[] {
+export function sportFilters(sport: string[], sports: string | undefined): string[] {
   const raw = [...sport, ...(sports ? sports.split(',').map((part) => part.trim()).filter(Boolean) : [])];
   return raw.map((value, index) => {
     const canonical = canonicalSport(value);

@@ -4,6 +4,7 @@ import type { GatewayDeps } from '../app.js';
 import { systemRoutes } from './system.js';
 import { wellKnownRoutes } from './well-known.js';
 import { activityByIdRoutes, activityRoutes } from './activities.js';
+import { activitySeriesRoutes } from './activity-series.js';
 import { profileRoutes } from './profile.js';
 import { sourceRoutes } from './sources.js';
 
@@ -12,6 +13,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   wellKnownRoutes(table, deps);
   sourceRoutes(table, deps);
   activityRoutes(table, deps);
+  activitySeriesRoutes(table, deps);
   profileRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);

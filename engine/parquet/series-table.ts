@@ -1,0 +1,175 @@
+/**
+ * A stored activity series (engine/ingest/arrow.ts: `timestamp` as timestamp[ms, UTC], then Float64
+ * metric columns, null where a row has no value) → record batches of the table the API serves
+ * (interface §4 "Activities", `/data` and `/longitudinal-data`):
+ *
+ *   timestamp        timestamp[ms, UTC]   the stored instants
+ *   timestamp_local  timestamp[ms]        naive wall-clock time: instant + the activity's UTC offset
+ *   activity_id      utf8                 longitudinal tables only
+ *   sport            utf8                 longitudinal tables only (canonical OST)
+ *   <metric>…        float64              in request order; `duration` = seconds since the first sample
+ *
+ * Stored metric columns are reused as they are (no copy); the derived columns are built by the kernels
+ * in time-columns.ts. A layout is one Schema object, and every batch is built against it, so all the
+ * batches of a streamed file share one schema (the Parquet stream writer silently drops a batch whose
+ * schema differs; see footer.ts). test/engine/parquet.test.ts reads the results back with hyparquet.
+ */
+import {
+  DataType, Field, Float64, RecordBatch, Schema, Struct, TimeUnit, TimestampMillisecond, Utf8, makeData, makeVector,
+  type Data, type Table,
+} from 'apache-arrow';
+import { millisAt, secondsSince, shiftMillis } from './time-columns.js';
+
+export interface SeriesLayout {
+  schema: Schema;
+  /** Metric columns, in output order. */
+  metrics: string[];
+  activityColumns: boolean;
+}
+
+/** What a series table says about its activity. */
+export interface SeriesActivity {
+  id: string;
+  /** Canonical Open Sport Taxonomy string. */
+  sport: string;
+  /** Minutes east of UTC, for `timestamp_local`. */
+  offset: number;
+}
+
+const MS_PER_MINUTE = 60_000;
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const ENCODER = new TextEncoder();
+
+/** The columns of a series table: timestamp, timestamp_local, [activity_id, sport,] then `metrics`. */
+export function seriesLayout(metrics: readonly string[], options: { activityColumns: boolean }): SeriesLayout {
+  const fields: Field[] = [
+    new Field('timestamp', new TimestampMillisecond('UTC'), false),
+    new Field('timestamp_local', new TimestampMillisecond(), false),
+  ];
+  if (options.activityColumns) fields.push(new Field('activity_id', new Utf8(), false), new Field('sport', new Utf8(), false));
+  // `duration` exists on every row; a recorded metric is null where the row has no value.
+  for (const name of metrics) fields.push(new Field(name, new Float64(), name !== 'duration'));
+  return { schema: new Schema(fields), metrics: [...metrics], activityColumns: options.activityColumns };
+}
+
+/**
+ * The requested metrics one stored series can give, in request order without repeats: `duration`
+ * always, any other metric when the series has a column of that name ("metrics the activity lacks are
+ * left out").
+ */
+export function availableMetrics(requested: readonly string[], stored: Schema): string[] {
+  const columns = new Set(stored.fields.map((field) => field.name));
+  columns.delete('timestamp');
+  return [...new Set(requested)].filter((name) => name === 'duration' || columns.has(name));
+}
+
+/**
+ * The stored series as record batches of `layout` (one per stored batch; none for an empty series).
+ * A metric of the layout that the series lacks becomes an all-null column.
+ */
+export function seriesBatches(stored: Table, layout: SeriesLayout, activity: SeriesActivity): RecordBatch[] {
+  const timestampIndex = stored.schema.fields.findIndex((field) => field.name === 'timestamp');
+  const timestampType = stored.schema.fields[timestampIndex]?.type;
+  if (!DataType.isTimestamp(timestampType) || timestampType.unit !== TimeUnit.MILLISECOND) {
+    throw new Error(`series table: activity ${activity.id} has no timestamp[ms] column`);
+  }
+  const offsetMs = activity.offset * MS_PER_MINUTE;
+  let firstMs: number | null = null;
+  const out: RecordBatch[] = [];
+  for (const batch of stored.batches) {
+    const length = batch.numRows;
+    if (length === 0) continue;
+    const instants = int64Values(batch.getChildAt(timestampIndex)!.data[0]!);
+    firstMs ??= firstMillis(instants);
+    const children: Data[] = [
+      makeData({ type: new TimestampMillisecond('UTC'), length, nullCount: 0, data: instants }),
+      makeData({ type: new TimestampMillisecond(), length, nullCount: 0, data: localInstants(instants, offsetMs) }),
+    ];
+    if (layout.activityColumns) children.push(constantUtf8(activity.id, length), constantUtf8(activity.sport, length));
+    for (const name of layout.metrics) {
+      if (name === 'duration') {
+        children.push(makeData({ type: new Float64(), length, nullCount: 0, data: durations(instants, firstMs) }));
+        continue;
+      }
+      const column = batch.getChild(name);
+      children.push(column === null ? allNull(length) : asFloat64(column.data[0]!, activity.id, name));
+    }
+    out.push(new RecordBatch(layout.schema, makeData({ type: new Struct(layout.schema.fields), length, nullCount: 0, children })));
+  }
+  return out;
+}
+
+/** The int64 values of a timestamp column as their own view (never the stored Data's own array object). */
+function int64Values(data: Data): BigInt64Array {
+  const values = data.values as unknown;
+  if (!(values instanceof BigInt64Array)) throw new Error('series table: timestamp values are not 64-bit');
+  return new BigInt64Array(values.buffer, values.byteOffset + data.offset * 8, data.length);
+}
+
+function words(values: BigInt64Array): Int32Array {
+  return new Int32Array(values.buffer, values.byteOffset, values.length * 2);
+}
+
+function firstMillis(instants: BigInt64Array): number {
+  return LITTLE_ENDIAN ? millisAt(words(instants), 0) : Number(instants[0]!);
+}
+
+function localInstants(instants: BigInt64Array, offsetMs: number): BigInt64Array {
+  const out = new BigInt64Array(instants.length);
+  if (LITTLE_ENDIAN) {
+    shiftMillis(words(instants), offsetMs, words(out));
+  } else {
+    const shift = BigInt(offsetMs);
+    for (let i = 0; i < instants.length; i++) out[i] = instants[i]! + shift;
+  }
+  return out;
+}
+
+function durations(instants: BigInt64Array, firstMs: number): Float64Array {
+  const out = new Float64Array(instants.length);
+  if (LITTLE_ENDIAN) {
+    secondsSince(words(instants), firstMs, out);
+  } else {
+    for (let i = 0; i < instants.length; i++) out[i] = (Number(instants[i]!) - firstMs) / 1000;
+  }
+  return out;
+}
+
+/** A Utf8 column repeating one string (the Parquet writer dictionary-encodes it to almost nothing). */
+function constantUtf8(text: string, length: number): Data<Utf8> {
+  const bytes = ENCODER.encode(text);
+  const width = bytes.length;
+  const valueOffsets = new Int32Array(length + 1);
+  const data = new Uint8Array(width * length);
+  for (let i = 0; i < length; i++) {
+    data.set(bytes, i * width);
+    valueOffsets[i + 1] = (i + 1) * width;
+  }
+  return makeData({ type: new Utf8(), length, nullCount: 0, valueOffsets, data });
+}
+
+function allNull(length: number): Data<Float64> {
+  return makeData({ type: new Float64(), length, nullCount: length, nullBitmap: new Uint8Array((length + 7) >> 3), data: new Float64Array(length) });
+}
+
+/** A stored metric column as Float64: reused when it already is one, converted when it is another number type. */
+function asFloat64(data: Data, activityId: string, name: string): Data<Float64> {
+  if (DataType.isFloat(data.type) && data.type.ArrayType === Float64Array) return data as Data<Float64>;
+  if (!DataType.isInt(data.type) && !DataType.isFloat(data.type)) {
+    throw new Error(`series table: activity ${activityId} column ${name} is ${String(data.type)}, not a number`);
+  }
+  // Cold path: the stored format is Float64; other widths are converted row by row.
+  const vector = makeVector(data);
+  const length = data.length;
+  const values = new Float64Array(length);
+  const bitmap = new Uint8Array((length + 7) >> 3);
+  let nullCount = 0;
+  for (let i = 0; i < length; i++) {
+    const cell: unknown = vector.get(i);
+    const value = cell === null ? Number.NaN : Number(cell);
+    if (value === value) bitmap[i >> 3]! |= 1 << (i & 7);
+    else nullCount++;
+    values[i] = value;
+  }
+  return makeData({ type: new Float64(), length, nullCount, nullBitmap: nullCount > 0 ? bitmap : null, data: values });
+}

@@ -1,0 +1,104 @@
+/**
+ * GetActivitySeries: one activity's recorded series as a Parquet (or Arrow IPC) table, server-streamed
+ * in chunks. Validate → load the record (NOT_FOUND unless it is the caller's) and its stored series →
+ * encode in the pool (engine/parquet/series-file.ts) → stream the file back in CHUNK_BYTES pieces,
+ * waiting for the caller to read (StreamSink). One activity's file is small enough to encode whole;
+ * GetLongitudinalSeries (longitudinal-series.ts) streams as it encodes. The helpers below are shared
+ * with it. test/gateway/activity-series.test.ts drives it through the gateway.
+ */
+import { status } from '@grpc/grpc-js';
+import type { Store } from '../../storage/store.js';
+import { EngineError, type CallContext, type StreamSink } from '../errors.js';
+import { NON_SERIES_METRICS, SERIES_METRICS } from '../ingest/series.js';
+import type { TableFileFormat } from '../parquet/table-file.js';
+import type { EnginePool } from '../pool/pool.js';
+import type { TableFormat } from '../proto.js';
+
+export interface GetActivitySeriesRequest {
+  user_id: string;
+  activity_id: string;
+  metrics?: string[];
+  format?: TableFormat;
+}
+
+/** A piece of a table file; a stream's pieces concatenated are the file. */
+export interface TableChunk {
+  data: Uint8Array;
+}
+
+export interface SeriesDeps {
+  store: Store;
+  pool: EnginePool;
+}
+
+/** Size of the pieces a table file is streamed in, bytes. */
+export const CHUNK_BYTES = 1024 * 1024;
+
+/** engine.proto: "empty = duration, power, speed, heart_rate". */
+export const DEFAULT_METRICS: readonly string[] = ['duration', 'power', 'speed', 'heart_rate'];
+
+/** The interface's Metric values (gaps.md "Shapes"): the per-sample series plus duration, lap, lactate, rpe, notes. */
+const METRICS: ReadonlySet<string> = new Set([...NON_SERIES_METRICS, ...SERIES_METRICS]);
+const PER_SAMPLE: ReadonlySet<string> = new Set(SERIES_METRICS);
+
+export function getActivitySeries(deps: SeriesDeps) {
+  return async function getActivitySeriesCall(request: GetActivitySeriesRequest, sink: StreamSink<TableChunk>, { signal }: CallContext): Promise<void> {
+    const userId = requireField(request.user_id, 'user_id', 'activity series');
+    const activityId = requireField(request.activity_id, 'activity_id', 'activity series');
+    const metrics = requestedMetrics(request.metrics, 'activity series');
+    const format = tableFormat(request.format);
+
+    const record = await deps.store.activities.get(activityId);
+    // "NOT_FOUND for another user's or an unknown activity"
+    if (record === null || record.user_id !== userId) {
+      throw new EngineError(status.NOT_FOUND, `engine: activity ${activityId} not found`);
+    }
+    const stored = await deps.store.blobs.get(record.series_key);
+    if (stored === null) {
+      throw new EngineError(status.FAILED_PRECONDITION, `activity series: activity ${activityId} has no stored series`, 'series_missing');
+    }
+    signal.throwIfAborted();
+
+    // A standalone buffer: transferring it to the worker must not detach the store's memory.
+    const series = stored.slice().buffer as ArrayBuffer;
+    const table = await deps.pool.run(
+      'encodeSeriesTable',
+      { series, metrics, offset: record.offset, activityId, format },
+      { signal, transferList: [series] },
+    );
+    await writeChunks(sink, table.data);
+  };
+}
+
+/** Sends `data` in pieces of at most CHUNK_BYTES, each after the call has room for it. */
+export async function writeChunks(sink: StreamSink<TableChunk>, data: ArrayBuffer): Promise<void> {
+  for (let offset = 0; offset < data.byteLength; offset += CHUNK_BYTES) {
+    await sink.write({ data: Buffer.from(data, offset, Math.min(CHUNK_BYTES, data.byteLength - offset)) });
+  }
+}
+
+/** The requested metrics without repeats (the defaults when none); an unknown name is INVALID_ARGUMENT. */
+export function requestedMetrics(metrics: string[] | undefined, subsystem: string): string[] {
+  const list = metrics !== undefined && metrics.length > 0 ? metrics : DEFAULT_METRICS;
+  for (const name of list) {
+    if (!METRICS.has(name)) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: unknown metric '${name}'`);
+  }
+  return [...new Set(list)];
+}
+
+/** True for metrics that are per-sample columns of a stored series (not duration, lap, lactate, rpe, notes). */
+export function isSeriesMetric(name: string): boolean {
+  return PER_SAMPLE.has(name);
+}
+
+/** "PARQUET (default for this call) or ARROW_IPC". */
+export function tableFormat(format: TableFormat | undefined): TableFileFormat {
+  return format === 'ARROW_IPC' ? 'arrow_ipc' : 'parquet';
+}
+
+export function requireField(value: string | undefined, field: string, subsystem: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${field} must not be empty`);
+  }
+  return value;
+}

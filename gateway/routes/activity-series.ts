@@ -1,0 +1,125 @@
+/**
+ * Activity series as Parquet (interface §4 "Activities"): `GET /activities/{activity_id}/data` (one
+ * activity, one row per sample) and `GET /activities/longitudinal-data` (every matching activity,
+ * concatenated). The engine encodes and streams the file (GetActivitySeries, GetLongitudinalSeries);
+ * these routes validate, check ownership, and pipe the engine's chunks straight into the response with
+ * backpressure: nothing here holds the whole file. A failure before the first chunk is answered as
+ * the mapped HTTP error; one after it aborts the response (a Parquet reader rejects the cut file, as it
+ * lacks its footer). A client that goes away cancels the engine call.
+ *
+ * `/longitudinal-data` is a fixed path beside `/{activity_id}`: these routes are registered before
+ * `activityByIdRoutes` (routes/index.ts). `segmentation_on` arrives with the analytics issue.
+ * test/gateway/activity-series.test.ts runs them on the real stack.
+ */
+import type { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { dateSchema } from '../../domain/time.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { queryArray, queryString } from '../schemas/query.js';
+import type { RouteTable } from './route-table.js';
+import { sportFilters } from './activities.js';
+import type { GatewayDeps } from '../app.js';
+
+/** gaps.md "Wire conventions": "Media types: Parquet `application/vnd.apache.parquet`". */
+export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
+
+/** gaps.md "Shapes": the Metric values. */
+const METRICS = [
+  'duration', 'lap', 'power', 'speed', 'heart_rate', 'respiration_rate', 'smo2', 'core_temperature', 'elevation',
+  'altitude', 'cadence', 'temperature', 'distance', 'longitude', 'latitude', 'lactate', 'rpe', 'notes',
+] as const;
+
+/** "default duration, power, speed, heart_rate" */
+const DEFAULT_METRICS: (typeof METRICS)[number][] = ['duration', 'power', 'speed', 'heart_rate'];
+
+/**
+ * Deadline of a longitudinal call, milliseconds: it covers the whole transfer (the engine encodes as
+ * the client reads), so it is longer than the default engine deadline; it also bounds how long a
+ * stalled client can hold an engine worker.
+ */
+const LONGITUDINAL_DEADLINE_MS = 10 * 60_000;
+
+const metricsParameter = queryArray(z.enum(METRICS))
+  .default(DEFAULT_METRICS)
+  .describe('Repeated; columns in this order. Metrics the activity lacks are left out.');
+
+const DataParams = z.object({ activity_id: z.string().min(1).max(64) });
+
+const DataQuery = z.object({ metrics: metricsParameter });
+
+const LongitudinalQuery = z.object({
+  sport: queryArray(z.string().min(1).max(200)).optional().describe('Required (repeated; match any). A parent sport also matches its sub-sports'),
+  sports: queryString(z.string().max(2000)).optional().meta({ deprecated: true, description: 'Deprecated: comma-separated sports; use repeated sport' }),
+  metrics: metricsParameter.describe('Repeated; columns in this order after activity_id and sport. duration is always included.'),
+  start: queryString(dateSchema).optional().describe("Earliest local date of an activity's start (inclusive)"),
+  end: queryString(dateSchema).optional().describe("Latest local date of an activity's start (inclusive); default today (UTC)"),
+});
+
+const parquetResponse = { description: 'Parquet file', mediaType: PARQUET_MEDIA_TYPE };
+
+export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void {
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/longitudinal-data', operationId: 'getLongitudinalData', tag: 'activities',
+      summary: 'Series of every matching activity, concatenated, as Parquet: timestamp, timestamp_local, activity_id, sport, then one column per metric',
+      auth: 'bearer', scope: 'activities:read', query: LongitudinalQuery,
+      responses: { 200: parquetResponse },
+    },
+    async function getLongitudinalData(ctx) {
+      const input = ctx.state.input as z.output<typeof LongitudinalQuery>;
+      // "sport (array, required)"; the deprecated `sports` alias counts.
+      const sports = sportFilters(input.sport ?? [], input.sports);
+      if (sports.length === 0) throw ValidationError.single(['query', 'sport'], 'Field required', 'missing');
+      const end = input.end ?? new Date().toISOString().slice(0, 10);
+      if (input.start !== undefined && input.start > end) {
+        throw ValidationError.single(['query', 'start'], `start ${input.start} is after end ${end}`);
+      }
+      const body = await deps.engine.longitudinalSeries(
+        { user_id: ctx.state.auth.userId, sports, start_date: input.start ?? '', end_date: end, metrics: input.metrics, format: 'PARQUET' },
+        { deadlineMs: LONGITUDINAL_DEADLINE_MS, signal: clientGone(ctx) },
+      );
+      sendParquet(ctx, body);
+    },
+  );
+
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/{activity_id}/data', operationId: 'getActivityData', tag: 'activities',
+      summary: "The activity's series as Parquet, one row per sample: timestamp, timestamp_local, then one column per metric",
+      auth: 'bearer', scope: 'activities:read', params: DataParams, query: DataQuery,
+      responses: { 200: parquetResponse, 404: { description: 'Unknown activity' } },
+    },
+    async function getActivityData(ctx) {
+      const input = ctx.state.input as z.output<typeof DataQuery> & z.output<typeof DataParams>;
+      const userId: string = ctx.state.auth.userId;
+      const record = await deps.store.activities.get(input.activity_id);
+      // Another user's activity is a 404, never a 403 that leaks its existence.
+      if (!record || record.user_id !== userId) throw new NotFoundError('Activity not found');
+      const body = await deps.engine.activitySeries(
+        { user_id: userId, activity_id: record.id, metrics: input.metrics, format: 'PARQUET' },
+        { signal: clientGone(ctx) },
+      );
+      sendParquet(ctx, body);
+    },
+  );
+}
+
+/** Streams the engine's bytes as the response; a failure after the first byte ends the connection. */
+function sendParquet(ctx: Context, body: Readable): void {
+  body.once('error', (error: Error) => {
+    if (!ctx.res.writableFinished && ctx.res.destroyed) return; // the client left; nothing to report
+    ctx.state.logger?.warn({ err: error }, 'parquet response failed after it started');
+  });
+  ctx.type = PARQUET_MEDIA_TYPE;
+  ctx.body = body;
+}
+
+/** Aborts when the client closes the connection before the response is complete. */
+function clientGone(ctx: Context): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}

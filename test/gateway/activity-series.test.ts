@@ -1,0 +1,455 @@
+/**
+ * `GET /activities/{id}/data` and `GET /activities/longitudinal-data` on the real stack (gateway →
+ * gRPC → engine pool → store), the Parquet read back with hyparquet and, for the big file, DuckDB.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { parquetMetadata, parquetReadObjects, type FileMetaData } from 'hyparquet';
+import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
+import { SigningKeys } from '../../gateway/auth/signing-keys.js';
+import { createUser } from '../../gateway/services/accounts.js';
+import { startStack as startRealStack, type RunningStack } from '../../gateway/stack.js';
+import { openStore } from '../../storage/open-store.js';
+import type { ActivityRecord, Blobs, Store } from '../../storage/store.js';
+import { insertActivity } from '../support/activities.js';
+import { startStack, tempDir, type TestStack } from '../support/stack.js';
+
+interface Context {
+  stack: TestStack;
+  /** Owner of `ride` (activities:read). */
+  token: string;
+  ride: ActivityRecord;
+  /** A user with the longitudinal fixtures. */
+  longToken: string;
+  long: Record<'road' | 'run' | 'lateNight' | 'trainer' | 'swim', ActivityRecord>;
+}
+
+const series = suite<Context>('activity series');
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const RIDE_START = Date.UTC(2024, 4, 1, 5, 0, 0); // 2024-05-01T05:00:00Z
+const nan = Number.NaN;
+
+type Row = Record<string, unknown>;
+
+interface ParquetResponse {
+  /** From sending the request to the last byte, milliseconds. */
+  ms: number;
+  status: number;
+  type: string | null;
+  bytes: Buffer;
+  metadata: FileMetaData;
+  columns: string[];
+  rows: Row[];
+}
+
+/** GET as Parquet: status, media type, metadata, column names and rows (timestamps as epoch ms). */
+async function getParquet(stack: TestStack, url: string, token: string): Promise<ParquetResponse> {
+  const started = performance.now();
+  const response = await stack.get(url, token);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const ms = performance.now() - started;
+  assert.is(response.status, 200, bytes.toString('utf8', 0, 300));
+  const file = new Uint8Array(bytes).buffer as ArrayBuffer;
+  const metadata = parquetMetadata(file);
+  const rows = await parquetReadObjects({ file, metadata, parsers: { timestampFromMilliseconds: (ms: bigint) => Number(ms) } });
+  return { ms, status: response.status, type: response.headers.get('content-type'), bytes, metadata, columns: metadata.schema.slice(1).map((entry) => entry.name), rows };
+}
+
+series.before(async (context) => {
+  context.stack = await startStack();
+  const { store } = context.stack;
+  const owner = await context.stack.userWithToken(['activities:read']);
+  context.token = owner.token;
+  context.ride = await insertActivity(store, owner.userId, {
+    sport: 'cycling.road',
+    start: RIDE_START,
+    offset: 120,
+    series: {
+      rows: 10,
+      metrics: {
+        power: (i) => (i === 3 ? nan : 200 + i),
+        speed: (i) => 8 + i / 10,
+        heart_rate: (i) => (i === 0 ? nan : 130 + i),
+        cadence: () => 90,
+      },
+    },
+  });
+
+  const long = await context.stack.userWithToken(['activities:read']);
+  context.longToken = long.token;
+  const at = (day: number, hour: number, minute = 0) => Date.UTC(2024, 2, day, hour, minute);
+  context.long = {
+    road: await insertActivity(store, long.userId, { sport: 'cycling.road', start: at(1, 6), offset: 60, series: { rows: 4, metrics: { power: (i) => 100 + i } } }),
+    run: await insertActivity(store, long.userId, { sport: 'running', start: at(2, 7), offset: 0, series: { rows: 3, metrics: { heart_rate: (i) => 150 + i, speed: (i) => 3 + i } } }),
+    // 23:30 UTC on 5 March is 01:30 on 6 March at UTC+2: its own local date is the 6th.
+    lateNight: await insertActivity(store, long.userId, { sport: 'cycling', start: at(5, 23, 30), offset: 120, series: { rows: 2, metrics: { power: (i) => 300 + i, heart_rate: () => 140 } } }),
+    trainer: await insertActivity(store, long.userId, { sport: 'cycling.trainer', start: at(8, 18), offset: -300, series: { rows: 2, metrics: { power: () => 250 } } }),
+    swim: await insertActivity(store, long.userId, { sport: 'swimming', start: at(9, 12), offset: 0, series: { rows: 2, metrics: { heart_rate: () => 120 } } }),
+  };
+  // Another user's cycling in the same range never shows up.
+  const other = await context.stack.userWithToken(['activities:read']);
+  await insertActivity(store, other.userId, { sport: 'cycling', start: at(3, 8), series: { rows: 2, metrics: { power: () => 999 } } });
+});
+
+series.after(async (context) => {
+  await context.stack.close();
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// /activities/{activity_id}/data
+
+series('serves one row per sample with UTC and naive local timestamps and the requested metrics in order', async ({ stack, token, ride }) => {
+  const file = await getParquet(stack, `/api/v1/activities/${ride.id}/data?metrics=heart_rate&metrics=duration&metrics=power`, token);
+  assert.is(file.type, 'application/vnd.apache.parquet');
+  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'heart_rate', 'duration', 'power']);
+  assert.equal(file.rows, Array.from({ length: 10 }, (_, i) => ({
+    timestamp: RIDE_START + i * 1000,
+    timestamp_local: RIDE_START + 2 * HOUR + i * 1000,
+    heart_rate: i === 0 ? null : 130 + i,
+    duration: i,
+    power: i === 3 ? null : 200 + i,
+  })));
+  const timestamp = file.metadata.schema.find((entry) => entry.name === 'timestamp')!;
+  assert.equal(timestamp.logical_type, { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' });
+  const local = file.metadata.schema.find((entry) => entry.name === 'timestamp_local')!;
+  assert.equal(local.logical_type, { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MILLIS' });
+});
+
+series('defaults to duration, power, speed and heart_rate, leaving out the ones the activity lacks', async ({ stack, token, ride, longToken, long }) => {
+  const full = await getParquet(stack, `/api/v1/activities/${ride.id}/data`, token);
+  assert.equal(full.columns, ['timestamp', 'timestamp_local', 'duration', 'power', 'speed', 'heart_rate']);
+  assert.equal(full.rows[5], { timestamp: RIDE_START + 5000, timestamp_local: RIDE_START + 2 * HOUR + 5000, duration: 5, power: 205, speed: 8.5, heart_rate: 135 });
+  const powerOnly = await getParquet(stack, `/api/v1/activities/${long.trainer.id}/data`, longToken);
+  assert.equal(powerOnly.columns, ['timestamp', 'timestamp_local', 'duration', 'power']);
+});
+
+series('answers 404 with a detail for another user\'s activity and for an unknown id', async ({ stack, token, longToken, ride }) => {
+  for (const [id, bearer] of [[ride.id, longToken], ['0123456789abcdef', token]] as const) {
+    const response = await stack.get(`/api/v1/activities/${id}/data`, bearer);
+    assert.is(response.status, 404);
+    assert.equal(await response.json(), { detail: 'Activity not found' });
+  }
+});
+
+series('answers 401 without a token and 403 naming the scope without activities:read', async ({ stack, ride }) => {
+  for (const url of [`/api/v1/activities/${ride.id}/data`, '/api/v1/activities/longitudinal-data?sport=cycling']) {
+    const anonymous = await stack.get(url);
+    assert.is(anonymous.status, 401);
+    const { token } = await stack.userWithToken(['activities:write']);
+    const unscoped = await stack.get(url, token);
+    assert.is(unscoped.status, 403);
+    assert.equal(await unscoped.json(), { detail: 'Missing required scope: activities:read' });
+  }
+});
+
+series('rejects an unknown metric with 422 in FastAPI\'s shape', async ({ stack, token, ride }) => {
+  const response = await stack.get(`/api/v1/activities/${ride.id}/data?metrics=power&metrics=watts`, token);
+  assert.is(response.status, 422);
+  const body = (await response.json()) as { detail: { loc: unknown[]; type: string }[] };
+  assert.equal(body.detail.map((issue) => [issue.loc, issue.type]), [[['query', 'metrics', 1], 'enum']]);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// /activities/longitudinal-data
+
+series('concatenates matching activities oldest first with activity_id and sport, across sports', async ({ stack, longToken, long }) => {
+  const file = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling&sport=running&metrics=power&metrics=heart_rate&start=2024-03-01&end=2024-03-31', longToken);
+  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration', 'power', 'heart_rate']);
+  assert.equal(file.rows.map((row) => row.activity_id), [
+    ...Array(4).fill(long.road.id), ...Array(3).fill(long.run.id), ...Array(2).fill(long.lateNight.id), ...Array(2).fill(long.trainer.id),
+  ]);
+  assert.equal(file.rows.slice(3, 6), [
+    { timestamp: long.road.start + 3000, timestamp_local: long.road.start + HOUR + 3000, activity_id: long.road.id, sport: 'cycling.road', duration: 3, power: 103, heart_rate: null },
+    { timestamp: long.run.start, timestamp_local: long.run.start, activity_id: long.run.id, sport: 'running', duration: 0, power: null, heart_rate: 150 },
+    { timestamp: long.run.start + 1000, timestamp_local: long.run.start + 1000, activity_id: long.run.id, sport: 'running', duration: 1, power: null, heart_rate: 151 },
+  ]);
+  // Stored canonical: the legacy cycling.trainer is cycling+stationary, and it is a kind of cycling.
+  assert.equal(file.rows.at(-1), { timestamp: long.trainer.start + 1000, timestamp_local: long.trainer.start - 5 * HOUR + 1000, activity_id: long.trainer.id, sport: 'cycling+stationary', duration: 1, power: 250, heart_rate: null });
+});
+
+series('matches sub-sports of the filter only, and accepts the deprecated comma-separated sports', async ({ stack, longToken, long }) => {
+  const road = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling.road', longToken);
+  assert.equal([...new Set(road.rows.map((row) => row.activity_id))], [long.road.id]);
+  const legacy = await getParquet(stack, '/api/v1/activities/longitudinal-data?sports=cycling.road,running', longToken);
+  assert.equal([...new Set(legacy.rows.map((row) => row.activity_id))], [long.road.id, long.run.id]);
+});
+
+series('always includes duration and leaves out metrics no matching activity has', async ({ stack, longToken }) => {
+  const file = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling.road&metrics=heart_rate&metrics=cadence', longToken);
+  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration']);
+  assert.equal(file.rows.map((row) => row.duration), [0, 1, 2, 3]);
+});
+
+series("bounds dates on each activity's own local date", async ({ stack, longToken, long }) => {
+  const sixth = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling&start=2024-03-06&end=2024-03-06', longToken);
+  assert.equal([...new Set(sixth.rows.map((row) => row.activity_id))], [long.lateNight.id]);
+  const untilFifth = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling&end=2024-03-05', longToken);
+  assert.equal([...new Set(untilFifth.rows.map((row) => row.activity_id))], [long.road.id]);
+});
+
+series('answers an empty match with a valid Parquet file of zero rows', async ({ stack, longToken }) => {
+  const file = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=rowing', longToken);
+  assert.is(file.metadata.num_rows, 0n);
+  assert.equal(file.rows, []);
+  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration']);
+});
+
+series('rejects a missing sport, a malformed sport, a bad date and start after end with 422', async ({ stack, longToken }) => {
+  const cases: [string, unknown[], string][] = [
+    ['', ['query', 'sport'], 'missing'],
+    ['sport=Cycling!', ['query', 'sport'], 'value_error'],
+    ['sport=cycling&start=2024-02-30', ['query', 'start'], 'value_error'],
+    ['sport=cycling&start=2024-03-10&end=2024-03-01', ['query', 'start'], 'value_error'],
+    ['sport=cycling&metrics=watts', ['query', 'metrics', 0], 'enum'],
+  ];
+  for (const [query, loc, type] of cases) {
+    const response = await stack.get(`/api/v1/activities/longitudinal-data?${query}`, longToken);
+    assert.is(response.status, 422, query);
+    const body = (await response.json()) as { detail: { loc: unknown[]; type: string }[] };
+    assert.equal(body.detail.map((issue) => [issue.loc, issue.type]), [[loc, type]], query);
+  }
+});
+
+series('documents both routes with Parquet responses in /openapi.json', async ({ stack }) => {
+  const document = (await (await stack.get('/openapi.json')).json()) as { paths: Record<string, { get: { parameters: { name: string; required: boolean }[]; responses: Record<string, { content?: Record<string, unknown> }> } }> };
+  const data = document.paths['/api/v1/activities/{activity_id}/data']!.get;
+  assert.equal(data.parameters.map((parameter) => parameter.name).sort(), ['activity_id', 'metrics']);
+  assert.ok(data.responses['200']!.content!['application/vnd.apache.parquet']);
+  const longitudinal = document.paths['/api/v1/activities/longitudinal-data']!.get;
+  assert.equal(longitudinal.parameters.map((parameter) => parameter.name).sort(), ['end', 'metrics', 'sport', 'sports', 'start']);
+  assert.ok(longitudinal.responses['200']!.content!['application/vnd.apache.parquet']);
+});
+
+const DUCKDB_MODULE = '@duckdb/node-api';
+interface DuckDbModule {
+  DuckDBInstance: { create(path: string): Promise<{ closeSync(): void; connect(): Promise<{ closeSync(): void; runAndReadAll(sql: string): Promise<{ getRowObjects(): Record<string, unknown>[] }> }> }> };
+}
+
+series('streams 60 activities of 3,600 rows intact, readable by hyparquet and DuckDB', async ({ stack }) => {
+  const { userId, token } = await stack.userWithToken(['activities:read']);
+  const days = 60;
+  const rowsPerActivity = 3600;
+  const first = Date.UTC(2024, 0, 1, 6, 0, 0);
+  const ids: string[] = [];
+  for (let day = 0; day < days; day++) {
+    const record = await insertActivity(stack.store, userId, {
+      sport: day % 2 === 0 ? 'cycling.road' : 'cycling.mountain',
+      start: first + day * 24 * HOUR,
+      offset: 60,
+      series: {
+        rows: rowsPerActivity,
+        metrics: {
+          power: (i) => (i % 600 === 0 ? nan : 150 + ((i + day) % 250)),
+          heart_rate: (i) => 110 + (i % 60),
+          speed: (i) => 7 + (i % 100) / 50,
+          cadence: (i) => 80 + (i % 20),
+        },
+      },
+    });
+    ids.push(record.id);
+  }
+
+  const file = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling&start=2024-01-01&end=2024-12-31', token);
+  console.log(`    longitudinal ${days} × ${rowsPerActivity} rows: ${(file.bytes.length / 1024 / 1024).toFixed(2)} MiB in ${Math.round(file.ms)} ms`);
+
+  assert.is(file.rows.length, days * rowsPerActivity);
+  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration', 'power', 'speed', 'heart_rate']);
+  for (const day of [0, 1, 37, 59]) {
+    const row = file.rows[day * rowsPerActivity + 1234]!;
+    assert.equal(row, {
+      timestamp: first + day * 24 * HOUR + 1234_000,
+      timestamp_local: first + day * 24 * HOUR + HOUR + 1234_000,
+      activity_id: ids[day],
+      sport: day % 2 === 0 ? 'cycling.road' : 'cycling.mountain',
+      duration: 1234,
+      power: 150 + ((1234 + day) % 250),
+      speed: 7 + (1234 % 100) / 50,
+      heart_rate: 110 + (1234 % 60),
+    });
+    assert.is(file.rows[day * rowsPerActivity + 600]!.power, null);
+  }
+
+  // DuckDB is not a dependency (npm here cannot lock its per-platform binaries, so `npm ci` would
+  // fail); install it with `npm install --no-save @duckdb/node-api` to run this check as well.
+  const duckdb = (await import(DUCKDB_MODULE).catch(() => null)) as DuckDbModule | null;
+  if (duckdb === null) {
+    console.log('    DuckDB check skipped: @duckdb/node-api is not installed (npm install --no-save @duckdb/node-api)');
+    return;
+  }
+  const dir = tempDir('threshold-parquet-');
+  const parquetFile = path.join(dir, 'longitudinal.parquet');
+  fs.writeFileSync(parquetFile, file.bytes);
+  const instance = await duckdb.DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const reader = await connection.runAndReadAll(
+      `SELECT count(*)::INTEGER AS n, epoch_ms(min(timestamp)) AS first, epoch_ms(max(timestamp_local)) AS last_local,
+              typeof(min(timestamp)) AS utc_type, typeof(min(timestamp_local)) AS local_type,
+              count(DISTINCT activity_id)::INTEGER AS activities, count(power)::INTEGER AS powers
+       FROM read_parquet('${parquetFile.replace(/'/g, "''")}')`,
+    );
+    const [summary] = reader.getRowObjects();
+    assert.equal({ ...summary, first: Number(summary!.first), last_local: Number(summary!.last_local) }, {
+      n: days * rowsPerActivity,
+      first,
+      last_local: first + (days - 1) * 24 * HOUR + HOUR + (rowsPerActivity - 1) * 1000,
+      utc_type: 'TIMESTAMP WITH TIME ZONE',
+      local_type: 'TIMESTAMP',
+      activities: days,
+      powers: days * (rowsPerActivity - rowsPerActivity / 600),
+    });
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+series.run();
+
+// ---------------------------------------------------------------------------------------------------------
+// A client that goes away: the engine call is cancelled and its pool task aborted. One engine thread,
+// and a store whose read of one series blob waits on a gate the test opens: a longitudinal task stuck
+// there holds the only worker until its call is cancelled, so a later request completes only if the
+// cancellation reached the pool.
+
+interface GatedContext {
+  stack: RunningStack;
+  store: Store;
+  dataDir: string;
+  token: string;
+  userId: string;
+  /** A small activity whose /data needs the (single) worker. */
+  probe: ActivityRecord;
+  gate: Gate;
+}
+
+class Gate {
+  private keys = new Set<string>();
+  private reachedResolve: (() => void) | null = null;
+  private openResolve: (() => void) | null = null;
+  private opened = Promise.resolve();
+
+  /** Reads of `key` wait until `open()`; resolves when one arrives there. */
+  close(key: string): Promise<void> {
+    this.keys.add(key);
+    this.opened = new Promise((resolve) => { this.openResolve = resolve; });
+    return new Promise((resolve) => { this.reachedResolve = resolve; });
+  }
+
+  open(): void {
+    this.keys.clear();
+    this.openResolve?.();
+  }
+
+  async pass(key: string): Promise<void> {
+    if (!this.keys.has(key)) return;
+    this.reachedResolve?.();
+    await this.opened;
+  }
+}
+
+const cancellation = suite<GatedContext>('activity series: cancellation');
+
+cancellation.before(async (context) => {
+  context.dataDir = tempDir();
+  const inner = await openStore({ mongodbUri: null, sqliteFile: path.join(context.dataDir, 'threshold.sqlite') });
+  const gate = new Gate();
+  const blobs: Blobs = {
+    put: (key, bytes, owner) => inner.blobs.put(key, bytes, owner),
+    get: async (key) => {
+      await gate.pass(key);
+      return inner.blobs.get(key);
+    },
+    size: (key) => inner.blobs.size(key),
+    delete: (key) => inner.blobs.delete(key),
+    deletePrefix: (prefix) => inner.blobs.deletePrefix(prefix),
+  };
+  context.store = { ...inner, blobs };
+  context.gate = gate;
+  context.stack = await startRealStack({
+    env: { PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '1', LOG_LEVEL: 'silent', DATA_DIR: context.dataDir },
+    store: context.store,
+  });
+  const user = await createUser(context.store, { email: 'gone@example.com' });
+  const keys = await SigningKeys.open(context.store);
+  context.userId = user.id;
+  context.token = (await mintAccessToken(keys, { issuer: context.stack.baseUrl, userId: user.id, applicationId: null, scopes: ['activities:read'] })).access_token;
+  context.probe = await insertActivity(context.store, user.id, { sport: 'running', start: Date.UTC(2023, 0, 1), series: { rows: 3, metrics: { speed: () => 3 } } });
+});
+
+cancellation.after(async (context) => {
+  context.gate.open();
+  await context.stack.close();
+  await context.store.close();
+  fs.rmSync(context.dataDir, { recursive: true, force: true });
+});
+
+/**
+ * A GET over its own connection (node:http without an agent), so the test decides when it closes:
+ * fetch keeps a spare connection open after an abort, which the gateway's close() then waits out.
+ */
+function get(context: GatedContext, url: string): { request: http.ClientRequest; response: Promise<http.IncomingMessage> } {
+  const request = http.get(`${context.stack.baseUrl}${url}`, { agent: false, headers: { authorization: `Bearer ${context.token}` } });
+  const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+    request.once('response', resolve);
+    request.once('error', reject);
+  });
+  return { request, response };
+}
+
+/** The probe's /data must complete while the gated longitudinal task would otherwise hold the only worker. */
+async function probeCompletes(context: GatedContext): Promise<void> {
+  const { request, response } = get(context, `/api/v1/activities/${context.probe.id}/data`);
+  const timer = setTimeout(() => request.destroy(new Error('the probe got no answer: the worker is still held')), 20_000);
+  try {
+    const answer = await response;
+    assert.is(answer.statusCode, 200);
+    let bytes = 0;
+    for await (const chunk of answer) bytes += (chunk as Buffer).length;
+    assert.ok(bytes > 0);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+cancellation('cancels the engine call when the client leaves before the first byte', async (context) => {
+  const { store, userId, gate } = context;
+  const sport = 'rowing';
+  await insertActivity(store, userId, { sport, start: Date.UTC(2024, 5, 1), series: { rows: 10, metrics: { power: () => 200 } } });
+  const second = await insertActivity(store, userId, { sport, start: Date.UTC(2024, 5, 2), series: { rows: 10, metrics: { power: () => 210 } } });
+  const reached = gate.close(second.series_key);
+  const { request, response } = get(context, `/api/v1/activities/longitudinal-data?sport=${sport}`);
+  const outcome = response.then(() => 'answered', (error: Error) => error.message);
+  await reached; // the worker has the first activity and waits for the second: it holds the only thread
+  request.destroy();
+  assert.is(await outcome, 'socket hang up');
+  await probeCompletes(context);
+  gate.open();
+});
+
+cancellation('cancels the engine call when the client leaves mid-stream', async (context) => {
+  const { store, userId, gate } = context;
+  const sport = 'kayaking';
+  // More rows than a row group: the first chunk goes out before the worker asks for the next activity.
+  await insertActivity(store, userId, { sport, start: Date.UTC(2024, 6, 1), series: { rows: 140_000, metrics: { power: (i) => i % 400 } } });
+  const second = await insertActivity(store, userId, { sport, start: Date.UTC(2024, 6, 5), series: { rows: 10, metrics: { power: () => 1 } } });
+  const reached = gate.close(second.series_key);
+  const { request, response } = get(context, `/api/v1/activities/longitudinal-data?sport=${sport}`);
+  const answer = await response;
+  assert.is(answer.statusCode, 200);
+  assert.is(answer.headers['content-type'], 'application/vnd.apache.parquet');
+  const first = await new Promise<Buffer>((resolve) => answer.once('data', resolve));
+  assert.ok(first.length > 0, 'the response started');
+  await reached;
+  request.destroy();
+  await probeCompletes(context);
+  gate.open();
+});
+
+cancellation.run();
