@@ -53,6 +53,7 @@ import {
 } from './fit-messages.js';
 import { buildTable, type FitTable } from './fit-series.js';
 import { SERIES_METRICS, type MetricColumn, type RecordedSeries } from './series.js';
+import { indexAtOrAfter } from '../kernels/summary.js';
 
 export interface FitDecodeOptions {
   /** Uploads larger than this fail with fit_too_large before any parsing. */
@@ -300,18 +301,6 @@ interface SessionRange {
   hi: number;
 }
 
-/** First index of `timestamps` (ascending) at or after `t`. */
-function lowerBound(timestamps: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = timestamps.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (timestamps[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 function sessionRanges(table: FitTable, file: FitContents, where: string, warnings: string[]): SessionRange[] {
   const rows = table.timestamps.length;
   const sessions = file.sessions
@@ -339,8 +328,8 @@ function sessionRanges(table: FitTable, file: FitContents, where: string, warnin
   return sessions.map((session, k) => {
     const lo = k === 0 ? Number.NEGATIVE_INFINITY : session.start;
     const hi = k === sessions.length - 1 ? Number.POSITIVE_INFINITY : sessions[k + 1]!.start;
-    const from = k === 0 ? 0 : lowerBound(table.timestamps, lo);
-    const to = k === sessions.length - 1 ? rows : lowerBound(table.timestamps, hi);
+    const from = k === 0 ? 0 : indexAtOrAfter(table.timestamps, lo);
+    const to = k === sessions.length - 1 ? rows : indexAtOrAfter(table.timestamps, hi);
     return { sport: session.sport, subSport: session.subSport, from, to, lo, hi };
   });
 }
