@@ -15,7 +15,7 @@
  * test/engine/errors.test.ts and test/engine/server.test.ts keep it honest.
  */
 import {
-  Metadata, status, type StatusObject, type handleServerStreamingCall, type handleUnaryCall, type ServerUnaryCall,
+  Metadata, status, type StatusObject, type handleServerStreamingCall, type handleUnaryCall, type ServerUnaryCall, type ServerWritableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
 import type { Logger } from '../domain/logger.js';
@@ -66,22 +66,13 @@ export function wrapUnary<Req, Res>(
 ): handleUnaryCall<Req, Res> {
   const { logger, defaultDeadlineMs } = options;
   return function unary(call, callback) {
-    const started = Date.now();
-    const deadline = callerDeadline(call) ?? started + defaultDeadlineMs;
-    const controller = new AbortController();
+    const { started, deadline, controller, release, start } = watchCall(call, defaultDeadlineMs);
     let settled = false;
-
-    const timer = setTimeout(() => controller.abort(deadlineExceeded()), Math.min(MAX_TIMER_MS, Math.max(0, deadline - started)));
-    const onCancelled = (): void => {
-      controller.abort(Date.now() >= deadline ? deadlineExceeded() : new EngineError(status.CANCELLED, 'engine: call cancelled'));
-    };
-    call.once('cancelled', onCancelled);
 
     const settle = (error: unknown, response?: Res): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      call.removeListener('cancelled', onCancelled);
+      release();
       const ms = Date.now() - started;
       if (error === null) {
         logger.debug({ method, ms }, 'engine: call ok');
@@ -92,8 +83,7 @@ export function wrapUnary<Req, Res>(
     };
 
     controller.signal.addEventListener('abort', () => settle(controller.signal.reason), { once: true });
-    if (call.cancelled) onCancelled();
-    else if (deadline <= started) controller.abort(deadlineExceeded());
+    start();
     if (settled) return;
 
     Promise.resolve()
@@ -125,24 +115,15 @@ export function wrapServerStream<Req, Res>(
 ): handleServerStreamingCall<Req, Res> {
   const { logger, defaultDeadlineMs } = options;
   return function serverStream(call) {
-    const started = Date.now();
-    const deadline = callerDeadline(call) ?? started + defaultDeadlineMs;
-    const controller = new AbortController();
+    const { started, deadline, controller, release, start } = watchCall(call, defaultDeadlineMs);
     const { signal } = controller;
     let settled = false;
     let messages = 0;
 
-    const timer = setTimeout(() => controller.abort(deadlineExceeded()), Math.min(MAX_TIMER_MS, Math.max(0, deadline - started)));
-    const onCancelled = (): void => {
-      controller.abort(Date.now() >= deadline ? deadlineExceeded() : new EngineError(status.CANCELLED, 'engine: call cancelled'));
-    };
-    call.once('cancelled', onCancelled);
-
     const settle = (error: unknown): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      call.removeListener('cancelled', onCancelled);
+      release();
       const ms = Date.now() - started;
       if (error === null) {
         logger.debug({ method, ms, messages }, 'engine: call ok');
@@ -175,13 +156,42 @@ export function wrapServerStream<Req, Res>(
     };
 
     signal.addEventListener('abort', () => settle(signal.reason), { once: true });
-    if (call.cancelled) onCancelled();
-    else if (deadline <= started) controller.abort(deadlineExceeded());
+    start();
     if (settled) return;
 
     Promise.resolve()
       .then(() => handler(call.request, sink, { signal, deadline }))
       .then(() => settle(null), (error: unknown) => settle(error));
+  };
+}
+
+/**
+ * The lifecycle every call shares: its deadline (the caller's or the default), an AbortController
+ * aborted with DEADLINE_EXCEEDED when it passes or CANCELLED when the caller cancels. `start()` checks
+ * a call already cancelled or past its deadline (after the caller has subscribed to the signal);
+ * `release()` stops watching once the call has settled.
+ */
+function watchCall(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>, defaultDeadlineMs: number) {
+  const started = Date.now();
+  const deadline = callerDeadline(call) ?? started + defaultDeadlineMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(deadlineExceeded()), Math.min(MAX_TIMER_MS, Math.max(0, deadline - started)));
+  const onCancelled = (): void => {
+    controller.abort(Date.now() >= deadline ? deadlineExceeded() : new EngineError(status.CANCELLED, 'engine: call cancelled'));
+  };
+  call.once('cancelled', onCancelled);
+  return {
+    started,
+    deadline,
+    controller,
+    start(): void {
+      if (call.cancelled) onCancelled();
+      else if (deadline <= started) controller.abort(deadlineExceeded());
+    },
+    release(): void {
+      clearTimeout(timer);
+      call.removeListener('cancelled', onCancelled);
+    },
   };
 }
 
