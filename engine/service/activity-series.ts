@@ -13,6 +13,7 @@ import { NON_SERIES_METRICS, SERIES_METRICS } from '../ingest/series.js';
 import type { TableFileFormat } from '../parquet/table-file.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { TableFormat } from '../proto.js';
+import { requireField } from './request-fields.js';
 
 export interface GetActivitySeriesRequest {
   user_id: string;
@@ -96,9 +97,3 @@ export function tableFormat(format: TableFormat | undefined): TableFileFormat {
   return format === 'ARROW_IPC' ? 'arrow_ipc' : 'parquet';
 }
 
-export function requireField(value: string | undefined, field: string, subsystem: string): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${field} must not be empty`);
-  }
-  return value;
-}

@@ -5,6 +5,7 @@
 import { status } from '@grpc/grpc-js';
 import type { Store } from '../../storage/store.js';
 import { EngineError, type CallContext } from '../errors.js';
+import { requireField } from './request-fields.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { DecodeOutcome } from '../pool/tasks.js';
 import type { DecodeSourceRequest, DecodeSourceResponse } from '../proto.js';
@@ -16,8 +17,8 @@ export interface DecodeSourceDeps {
 
 export function decodeSource(deps: DecodeSourceDeps) {
   return async function decodeSourceCall(request: DecodeSourceRequest, { signal }: CallContext): Promise<DecodeSourceResponse> {
-    const userId = requireId(request.user_id, 'user_id');
-    const sourceId = requireId(request.source_id, 'source_id');
+    const userId = requireField(request.user_id, 'user_id', 'decode source');
+    const sourceId = requireField(request.source_id, 'source_id', 'decode source');
     // "Format of `DecodedActivity.series`; only ARROW_IPC for now."
     const format = request.format ?? 'TABLE_FORMAT_UNSPECIFIED';
     if (format !== 'ARROW_IPC' && format !== 'TABLE_FORMAT_UNSPECIFIED') {
@@ -50,13 +51,6 @@ export async function decodeStoredSource(deps: DecodeSourceDeps, userId: string,
   // A standalone buffer: transferring it to the worker must not detach the store's memory.
   const bytes = stored.slice().buffer as ArrayBuffer;
   return deps.pool.run('decodeFile', { bytes, type: source.type }, { signal, transferList: [bytes] });
-}
-
-export function requireId(value: string | undefined, field: string): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new EngineError(status.INVALID_ARGUMENT, `decode source: ${field} must not be empty`);
-  }
-  return value;
 }
 
 /** A failed decode is FAILED_PRECONDITION carrying the decoder's code (`threshold-error-code`). */

@@ -18,7 +18,8 @@ import { EngineError, type CallContext } from '../errors.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { DecodedActivityResult } from '../pool/tasks.js';
 import type { IngestSourceRequest } from '../proto.js';
-import { decodeStoredSource, requireId } from './decode-source.js';
+import { decodeStoredSource } from './decode-source.js';
+import { requireField } from './request-fields.js';
 
 export interface IngestResult {
   status: 'processed' | 'failed';
@@ -34,7 +35,7 @@ export interface IngestDeps {
 
 export function ingestSource(deps: IngestDeps) {
   return async function ingestSourceCall(request: IngestSourceRequest, { signal }: CallContext): Promise<IngestResult> {
-    return ingestStoredSource(deps, requireId(request.user_id, 'user_id'), requireId(request.source_id, 'source_id'), signal);
+    return ingestStoredSource(deps, requireField(request.user_id, 'user_id', 'ingest source'), requireField(request.source_id, 'source_id', 'ingest source'), signal);
   };
 }
 

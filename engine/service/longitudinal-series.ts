@@ -30,7 +30,8 @@ import type { ActivityRecord, Filter, Store } from '../../storage/store.js';
 import { EngineError, type CallContext, type StreamSink } from '../errors.js';
 import { PortInbox, type ToWorker } from '../parquet/stream-protocol.js';
 import type { TableFormat } from '../proto.js';
-import { isSeriesMetric, requestedMetrics, requireField, tableFormat, writeChunks, type SeriesDeps, type TableChunk } from './activity-series.js';
+import { isSeriesMetric, requestedMetrics, tableFormat, writeChunks, type SeriesDeps, type TableChunk } from './activity-series.js';
+import { requireField } from './request-fields.js';
 
 export interface GetLongitudinalSeriesRequest {
   user_id: string;
