@@ -178,6 +178,14 @@ export function addDays(date: string, n: number): string {
   return epochDayToDate(dateToEpochDay(date) + n);
 }
 
+/** The same calendar day one year before `date` (29 February → 28 February). Throws RangeError for an invalid date. */
+export function yearBefore(date: string): string {
+  dateToEpochDay(date);
+  const year = Number(date.slice(0, 4)) - 1;
+  const monthDay = date.slice(5) === '02-29' ? '02-28' : date.slice(5);
+  return `${String(year).padStart(4, '0')}-${monthDay}`;
+}
+
 /** Whole days from `a` to `b` (`b − a`; negative when b is earlier). Throws RangeError for an invalid date. */
 export function daysBetween(a: string, b: string): number {
   return dateToEpochDay(b) - dateToEpochDay(a);

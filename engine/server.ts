@@ -24,6 +24,10 @@ import { ingestSource } from './service/ingest-source.js';
 import { startJobRunner } from './jobs/runner.js';
 import { ingestJobHandler } from './jobs/ingest-job.js';
 import { INGEST_JOB } from '../storage/jobs.js';
+import {
+  getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
+} from './service/analyses.js';
+import { startAnalysisBackfill } from './service/analysis-cache.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -61,6 +65,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
     GetActivitySeries: wrapServerStream('GetActivitySeries', getActivitySeries({ store, pool }), unary),
     GetLongitudinalSeries: wrapServerStream('GetLongitudinalSeries', getLongitudinalSeries({ store, pool, logger }), unary),
+    GetMeanMax: wrapUnary('GetMeanMax', getMeanMax({ store, pool }), unary),
+    GetAccumulatedWorkDuration: wrapUnary('GetAccumulatedWorkDuration', getAccumulatedWorkDuration({ store, pool }), unary),
+    GetLongitudinalMeanMax: wrapUnary('GetLongitudinalMeanMax', getLongitudinalMeanMax({ store, pool }), unary),
+    GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool }), unary),
   };
   server.addService(contract.EngineService, implementation);
 
@@ -80,7 +88,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   }
   const address = `${requested.slice(0, requested.lastIndexOf(':'))}:${port}`;
 
-  // Background jobs (ingest) run beside the RPCs, sharing the pool; any number of engines share the queue.
+  // Background work runs beside the RPCs, sharing the pool: jobs (ingest) from a queue any number of
+  // engines share, and one pass bringing analysis caches to the current version.
   const jobs = config.jobs
     ? startJobRunner({
         store,
@@ -91,6 +100,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         pollMs: config.jobPollMs,
       })
     : null;
+  const backfill = config.jobs ? startAnalysisBackfill({ store, pool, logger: logger.child({ component: 'analysis-backfill' }) }) : null;
 
   let closing: Promise<void> | null = null;
   return {
@@ -100,6 +110,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       closing ??= (async () => {
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(ENGINE_SERVICE_NAME, 'NOT_SERVING');
+        await backfill?.stop();
         await jobs?.close();
         await shutdown(server, SHUTDOWN_GRACE_MS);
         await pool.destroy();

@@ -17,6 +17,9 @@ import { authorizationMetadata } from '../engine/authenticate.js';
 import { errorCodeOf } from '../engine/errors.js';
 import type { GetActivitySeriesRequest, TableChunk } from '../engine/service/activity-series.js';
 import type { GetLongitudinalSeriesRequest } from '../engine/service/longitudinal-series.js';
+import type {
+  GetAccumulatedWorkDurationRequest, GetLongitudinalAccumulatedWorkDurationRequest, GetLongitudinalMeanMaxRequest, GetMeanMaxRequest, TableMessage,
+} from '../engine/service/analyses.js';
 import { HttpError, NotFoundError, UnavailableError } from './errors.js';
 
 export interface CallOptions {
@@ -54,6 +57,26 @@ export class EngineClient {
   /** Every matching activity's series, concatenated into one table file, streamed as the engine encodes it. */
   longitudinalSeries(request: GetLongitudinalSeriesRequest, options: CallOptions = {}): Promise<Readable> {
     return this.serverStream('GetLongitudinalSeries', request, options);
+  }
+
+  /** One activity's mean-max curve as a table file. */
+  meanMax(request: GetMeanMaxRequest, options: CallOptions = {}): Promise<TableMessage> {
+    return this.unary(this.engine, 'GetMeanMax', request, options) as Promise<TableMessage>;
+  }
+
+  /** One activity's accumulated work duration as a table file. */
+  accumulatedWorkDuration(request: GetAccumulatedWorkDurationRequest, options: CallOptions = {}): Promise<TableMessage> {
+    return this.unary(this.engine, 'GetAccumulatedWorkDuration', request, options) as Promise<TableMessage>;
+  }
+
+  /** The best mean-max curve across matching activities (after fatigue states when given). */
+  longitudinalMeanMax(request: GetLongitudinalMeanMaxRequest, options: CallOptions = {}): Promise<TableMessage> {
+    return this.unary(this.engine, 'GetLongitudinalMeanMax', request, options) as Promise<TableMessage>;
+  }
+
+  /** The longitudinal AWD levels as a table file. */
+  longitudinalAccumulatedWorkDuration(request: GetLongitudinalAccumulatedWorkDurationRequest, options: CallOptions = {}): Promise<TableMessage> {
+    return this.unary(this.engine, 'GetLongitudinalAccumulatedWorkDuration', request, options) as Promise<TableMessage>;
   }
 
   /** The engine's health status for the Engine service ('SERVING' when ready). */

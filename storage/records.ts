@@ -228,6 +228,13 @@ export interface ActivityRecord {
   series_key: string;
   /** Number of samples in the series. */
   samples: number;
+  /**
+   * Blob key of the analysis cache (engine/analysis/activity-analysis.ts) and the algorithm version it was
+   * computed with; absent until computed. A new key is used for every computation, so a cache can only be
+   * found through the record that names it.
+   */
+  analysis_key?: string;
+  analysis_version?: number;
   created_at: number;
   updated_at: number;
 }

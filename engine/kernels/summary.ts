@@ -88,8 +88,8 @@ function summarizeColumn(values: Float64Array, weights: Float64Array, from: numb
   return { mean: weight > 0 ? weighted / weight : first, min, max, start: first, end: last, sum: last - first, gain, loss };
 }
 
-/** Index of the first sample at or after `ms` (binary search over ascending timestamps). */
-export function indexAtOrAfter(timestamps: Float64Array, ms: number): number {
+/** Index of the first value at or after `ms` (binary search over ascending values: timestamps, durations). */
+export function indexAtOrAfter(timestamps: Float64Array | Int32Array, ms: number): number {
   let low = 0;
   let high = timestamps.length;
   while (low < high) {

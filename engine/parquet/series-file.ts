@@ -2,21 +2,28 @@
  * The two series-table tasks as the worker runs them (engine/pool/worker.ts exports them by name):
  *
  * - `encodeSeriesFile`: one activity's stored series → one whole file of its requested metrics.
+ *   With `segmentation`, rows are the activity's adaptive segments (engine/analysis/segments.ts).
  * - `streamSeriesFile`: the activities the handler feeds through the task's MessagePort → one file,
  *   its bytes posted back through the port as they are produced (stream-protocol.ts).
  */
-import { tableFromIPC } from 'apache-arrow';
+import { tableFromIPC, type RecordBatch, type Table } from 'apache-arrow';
+import { decodeSeriesIpc } from '../ingest/arrow.js';
+import { segmentSeries } from '../analysis/segments.js';
+import type { CurveMetric } from '../analysis/canonical-series.js';
 import type { EncodedSeriesTable, EncodeSeriesTableTask, StreamSeriesTableTask, StreamedSeriesTable } from '../pool/tasks.js';
 import { requestActivity, type FromWorker } from './stream-protocol.js';
-import { availableMetrics, seriesBatches, seriesLayout } from './series-table.js';
+import { availableMetrics, segmentBatches, seriesBatches, seriesLayout, type SeriesActivity, type SeriesLayout } from './series-table.js';
 import { encodeTableFile, streamTableFile } from './table-file.js';
+import { standalone } from '../pool/standalone.js';
 
 export function encodeSeriesFile(task: EncodeSeriesTableTask): EncodedSeriesTable {
-  const stored = tableFromIPC(new Uint8Array(task.series));
+  const bytes = new Uint8Array(task.series);
+  const stored = tableFromIPC(bytes);
   const layout = seriesLayout(availableMetrics(task.metrics, stored.schema), { activityColumns: false });
-  const batches = seriesBatches(stored, layout, { id: task.activityId, sport: '', offset: task.offset });
+  const batches = tableBatches(bytes, stored, layout, { id: task.activityId, sport: '', offset: task.offset }, task.segmentation);
+  const rows = batches.reduce((sum, batch) => sum + batch.numRows, 0);
   const data = standalone(encodeTableFile(layout.schema, batches, task.format));
-  return { data, rows: stored.numRows, metrics: layout.metrics };
+  return { data, rows, metrics: layout.metrics };
 }
 
 export async function streamSeriesFile(task: StreamSeriesTableTask): Promise<StreamedSeriesTable> {
@@ -33,15 +40,15 @@ export async function streamSeriesFile(task: StreamSeriesTableTask): Promise<Str
   const rows = await streamTableFile(layout.schema, task.format, async () => {
     const message = await requestActivity(port);
     if (message.type === 'end') return null;
-    return seriesBatches(tableFromIPC(new Uint8Array(message.series)), layout, message);
+    const series = new Uint8Array(message.series);
+    return tableBatches(series, tableFromIPC(series), layout, message, task.segmentation);
   }, emit);
   port.postMessage({ type: 'done', rows, bytes } satisfies FromWorker);
   return { rows, bytes };
 }
 
-/** The bytes as an ArrayBuffer of their own, so transferring it moves nothing else. */
-function standalone(bytes: Uint8Array): ArrayBuffer {
-  const { buffer, byteOffset, byteLength } = bytes;
-  if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) return buffer;
-  return bytes.slice().buffer as ArrayBuffer;
+/** One activity's rows: its samples, or its adaptive segments on `segmentation`. */
+function tableBatches(bytes: Uint8Array, stored: Table, layout: SeriesLayout, activity: SeriesActivity, segmentation: CurveMetric | null): RecordBatch[] {
+  if (segmentation === null) return seriesBatches(stored, layout, activity);
+  return segmentBatches(segmentSeries(decodeSeriesIpc(bytes), segmentation, layout.metrics), layout, activity);
 }

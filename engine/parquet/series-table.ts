@@ -19,6 +19,8 @@ import {
   type Data, type Table,
 } from 'apache-arrow';
 import { millisAt, secondsSince, shiftMillis } from './time-columns.js';
+import { float64WithNulls, toInt64 } from '../ingest/arrow.js';
+import type { Segments } from '../analysis/segments.js';
 
 export interface SeriesLayout {
   schema: Schema;
@@ -97,6 +99,31 @@ export function seriesBatches(stored: Table, layout: SeriesLayout, activity: Ser
     out.push(new RecordBatch(layout.schema, makeData({ type: new Struct(layout.schema.fields), length, nullCount: 0, children })));
   }
   return out;
+}
+
+/**
+ * Adaptive segments (engine/analysis/segments.ts) as one record batch of `layout`: `timestamp` is each
+ * segment's start, `duration` its length in seconds, every other metric its mean (null without one).
+ */
+export function segmentBatches(segments: Segments, layout: SeriesLayout, activity: SeriesActivity): RecordBatch[] {
+  const length = segments.starts.length;
+  if (length === 0) return [];
+  const local = new Float64Array(length);
+  for (let i = 0; i < length; i++) local[i] = segments.starts[i]! + activity.offset * MS_PER_MINUTE;
+  const children: Data[] = [
+    makeData({ type: new TimestampMillisecond('UTC'), length, nullCount: 0, data: toInt64(segments.starts) }),
+    makeData({ type: new TimestampMillisecond(), length, nullCount: 0, data: toInt64(local) }),
+  ];
+  if (layout.activityColumns) children.push(constantUtf8(activity.id, length), constantUtf8(activity.sport, length));
+  for (const name of layout.metrics) {
+    if (name === 'duration') {
+      children.push(makeData({ type: new Float64(), length, nullCount: 0, data: segments.durations }));
+      continue;
+    }
+    const means = segments.means.get(name);
+    children.push(means === undefined ? allNull(length) : float64WithNulls(means));
+  }
+  return [new RecordBatch(layout.schema, makeData({ type: new Struct(layout.schema.fields), length, nullCount: 0, children }))];
 }
 
 /** The int64 values of a timestamp column as their own view (never the stored Data's own array object). */

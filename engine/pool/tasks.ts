@@ -6,6 +6,7 @@ import type { DecodeErrorCode } from '../ingest/decode-error.js';
 import type { LapRecord, SummaryBlocks } from '../../storage/records.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { TableFileFormat } from '../parquet/table-file.js';
+import type { CurveMetric } from '../analysis/canonical-series.js';
 
 export interface DecodeFileTask {
   /** The file's bytes, a standalone buffer transferred to the worker. */
@@ -31,6 +32,8 @@ export interface DecodedActivityResult {
   distance: number | null;
   /** Arrow IPC stream bytes, transferred back. */
   series: ArrayBuffer;
+  /** The analysis cache (engine/analysis/activity-analysis.ts), transferred back. */
+  analysis: ArrayBuffer;
 }
 
 /** A decode either yields activities or fails with a `DecodeError`'s code and message (errors do not keep their fields across threads). */
@@ -49,6 +52,8 @@ export interface EncodeSeriesTableTask {
   /** For messages. */
   activityId: string;
   format: TableFileFormat;
+  /** Rows are adaptive segments on this metric's cumulative curve instead of samples; null = every sample. */
+  segmentation: CurveMetric | null;
 }
 
 export interface EncodedSeriesTable {
@@ -69,6 +74,8 @@ export interface StreamSeriesTableTask {
   /** Metric columns in output order, written for every activity (null where one lacks a metric). */
   metrics: string[];
   format: TableFileFormat;
+  /** As EncodeSeriesTableTask.segmentation. */
+  segmentation: CurveMetric | null;
 }
 
 export interface StreamedSeriesTable {
@@ -76,10 +83,104 @@ export interface StreamedSeriesTable {
   bytes: number;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Analyses (engine/analysis/analysis-tasks.ts)
+
+/** A result table file. */
+export interface TableFile {
+  /** The file's bytes, transferred back. */
+  data: ArrayBuffer;
+  rows: number;
+}
+
+/** analyzeSeries: a stored series → its analysis cache. */
+export interface AnalyzeSeriesTask {
+  /** Stored series (Arrow IPC), transferred. */
+  series: ArrayBuffer;
+}
+
+/** activityMeanMax: one activity's curve, exact at each duration. */
+export interface ActivityMeanMaxTask {
+  series: ArrayBuffer;
+  metric: CurveMetric;
+  /** Ascending, distinct seconds; null = the full grid up to the activity's longest section. */
+  durations: Int32Array | null;
+  format: TableFileFormat;
+}
+
+/** activityAwd: one activity's AWD table. */
+export interface ActivityAwdTask {
+  series: ArrayBuffer;
+  metric: CurveMetric;
+  format: TableFileFormat;
+}
+
+/** Who holds a longitudinal best: the table's activity_id and sport columns. */
+export interface ActivityLabel {
+  id: string;
+  sport: string;
+}
+
+/** cachedMeanMax: the best of the activities' cached curves. */
+export interface CachedMeanMaxTask {
+  /** The activities' caches, oldest first, transferred. */
+  analyses: ArrayBuffer[];
+  /** Same order as `analyses`. */
+  activities: ActivityLabel[];
+  metric: CurveMetric;
+  /** Ascending, distinct seconds (read from the caches, linear between grid points); null = the full grid. */
+  durations: Int32Array | null;
+  format: TableFileFormat;
+}
+
+/** afterBests: the best windows after each fatigue state among a batch of activities, from raw series. */
+export interface AfterBestsTask {
+  /** Stored series, oldest first, transferred. */
+  series: ArrayBuffer[];
+  metric: CurveMetric;
+  /** Ascending, distinct seconds. */
+  durations: Int32Array;
+  /** J (power) or m (speed), one per state. */
+  thresholds: number[];
+}
+
+/** State-major (state × duration) bests; `holders` index the batch, −1 = no activity reached it. */
+export interface AfterBests {
+  values: Float64Array;
+  starts: Float64Array;
+  holders: Int32Array;
+}
+
+/** meanMaxTable: the longitudinal table of folded bests. */
+export interface MeanMaxTableTask extends AfterBests {
+  metric: CurveMetric;
+  durations: Int32Array;
+  activities: ActivityLabel[];
+  /** The states as requested (kJ or m) for the `after` column, state-major like the bests; null without states. */
+  after: number[] | null;
+  format: TableFileFormat;
+}
+
+/** longitudinalAwd: the AWD levels over local days from cached histograms. */
+export interface LongitudinalAwdTask {
+  analyses: ArrayBuffer[];
+  /** Each activity's own local date. */
+  dates: string[];
+  metric: CurveMetric;
+  format: TableFileFormat;
+}
+
 export interface PoolTasks {
   decodeFile: { task: DecodeFileTask; result: DecodeOutcome };
   encodeSeriesTable: { task: EncodeSeriesTableTask; result: EncodedSeriesTable };
   streamSeriesTable: { task: StreamSeriesTableTask; result: StreamedSeriesTable };
+  analyzeSeries: { task: AnalyzeSeriesTask; result: { analysis: ArrayBuffer } };
+  activityMeanMax: { task: ActivityMeanMaxTask; result: TableFile };
+  activityAwd: { task: ActivityAwdTask; result: TableFile };
+  cachedMeanMax: { task: CachedMeanMaxTask; result: TableFile };
+  afterBests: { task: AfterBestsTask; result: AfterBests };
+  meanMaxTable: { task: MeanMaxTableTask; result: TableFile };
+  longitudinalAwd: { task: LongitudinalAwdTask; result: TableFile };
 }
 
 export type TaskName = keyof PoolTasks;

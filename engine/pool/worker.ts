@@ -14,10 +14,18 @@ import type { DecodeFileTask, DecodeOutcome, DecodedActivityResult } from './tas
 import type { EncodeSeriesTableTask, StreamSeriesTableTask, StreamedSeriesTable } from './tasks.js';
 import { encodeSeriesFile, streamSeriesFile } from '../parquet/series-file.js';
 import { canonicalSport } from '../../domain/sport.js';
+import { standalone } from './standalone.js';
+import { analyzeActivity, encodeAnalysis } from '../analysis/activity-analysis.js';
+import { canonicalSeries } from '../analysis/canonical-series.js';
+import * as analyses from '../analysis/analysis-tasks.js';
+import type {
+  ActivityAwdTask, ActivityMeanMaxTask, AfterBestsTask, AnalyzeSeriesTask, CachedMeanMaxTask, LongitudinalAwdTask, MeanMaxTableTask, TableFile,
+} from './tasks.js';
 
 /**
  * decodeFile: a file's bytes → its activities, each with its series as Arrow IPC, its summary and its
  * laps' statistics (computed here from the decoded columns, never taken from the file's summaries).
+ * Also the activity's analysis cache, so a new activity is ready for longitudinal curves at once.
  * An undecodable file is a value (`ok: false` with the decoder's code), not a thrown error.
  */
 export async function decodeFile(task: DecodeFileTask): Promise<unknown> {
@@ -30,7 +38,7 @@ export async function decodeFile(task: DecodeFileTask): Promise<unknown> {
   }
   const activities = decoded.activities.map(describeActivity);
   const outcome: DecodeOutcome = { ok: true, activities, warnings: decoded.warnings };
-  return move({ [transferableSymbol]: activities.map((activity) => activity.series), [valueSymbol]: outcome });
+  return move({ [transferableSymbol]: activities.flatMap((activity) => [activity.series, activity.analysis]), [valueSymbol]: outcome });
 }
 
 function csvAsFile(csv: DecodedCsv): DecodedFile {
@@ -60,14 +68,8 @@ function describeActivity(activity: DecodedActivity): DecodedActivityResult {
     devices: activity.devices,
     distance: summary.distance?.sum ?? null,
     series: standalone(encodeSeriesIpc(series)),
+    analysis: standalone(encodeAnalysis(analyzeActivity(canonicalSeries(series)))),
   };
-}
-
-/** The bytes as an ArrayBuffer of their own, so transferring it moves nothing else. */
-function standalone(bytes: Uint8Array): ArrayBuffer {
-  const { buffer, byteOffset, byteLength } = bytes;
-  if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) return buffer;
-  return bytes.slice().buffer as ArrayBuffer;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -82,4 +84,41 @@ export function encodeSeriesTable(task: EncodeSeriesTableTask): unknown {
 /** streamSeriesTable: activities fed through the task's port → one file, streamed back through it. */
 export function streamSeriesTable(task: StreamSeriesTableTask): Promise<StreamedSeriesTable> {
   return streamSeriesFile(task);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Analyses (engine/analysis/analysis-tasks.ts): result tables and caches, their buffers moved back
+
+function moveTable(file: TableFile): unknown {
+  return move({ [transferableSymbol]: [file.data], [valueSymbol]: file });
+}
+
+export function analyzeSeries(task: AnalyzeSeriesTask): unknown {
+  const result = analyses.analyzeSeries(task);
+  return move({ [transferableSymbol]: [result.analysis], [valueSymbol]: result });
+}
+
+export function activityMeanMax(task: ActivityMeanMaxTask): unknown {
+  return moveTable(analyses.activityMeanMax(task));
+}
+
+export function activityAwd(task: ActivityAwdTask): unknown {
+  return moveTable(analyses.activityAwd(task));
+}
+
+export function cachedMeanMax(task: CachedMeanMaxTask): unknown {
+  return moveTable(analyses.cachedMeanMax(task));
+}
+
+export function afterBests(task: AfterBestsTask): unknown {
+  const result = analyses.afterBests(task);
+  return move({ [transferableSymbol]: [result.values.buffer, result.starts.buffer, result.holders.buffer], [valueSymbol]: result });
+}
+
+export function meanMaxTable(task: MeanMaxTableTask): unknown {
+  return moveTable(analyses.meanMaxTable(task));
+}
+
+export function longitudinalAwd(task: LongitudinalAwdTask): unknown {
+  return moveTable(analyses.longitudinalAwd(task));
 }

@@ -13,13 +13,15 @@ import { NON_SERIES_METRICS, SERIES_METRICS } from '../ingest/series.js';
 import type { TableFileFormat } from '../parquet/table-file.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { TableFormat } from '../proto.js';
-import { requireField } from './request-fields.js';
+import { optionalCurveMetric, requireField } from './request-fields.js';
 
 export interface GetActivitySeriesRequest {
   user_id: string;
   activity_id: string;
   metrics?: string[];
   format?: TableFormat;
+  /** "power" | "speed" | "" (every sample). */
+  segmentation_on?: string;
 }
 
 /** A piece of a table file; a stream's pieces concatenated are the file. */
@@ -46,7 +48,10 @@ export function getActivitySeries(deps: SeriesDeps) {
   return async function getActivitySeriesCall(request: GetActivitySeriesRequest, sink: StreamSink<TableChunk>, { signal }: CallContext): Promise<void> {
     const userId = requireField(request.user_id, 'user_id', 'activity series');
     const activityId = requireField(request.activity_id, 'activity_id', 'activity series');
-    const metrics = requestedMetrics(request.metrics, 'activity series');
+    const segmentation = optionalCurveMetric(request.segmentation_on, 'segmentation_on', 'activity series');
+    const requested = requestedMetrics(request.metrics, 'activity series');
+    // Segment rows always carry their length.
+    const metrics = segmentation !== null && !requested.includes('duration') ? ['duration', ...requested] : requested;
     const format = tableFormat(request.format);
 
     const record = await deps.store.activities.get(activityId);
@@ -64,7 +69,7 @@ export function getActivitySeries(deps: SeriesDeps) {
     const series = stored.slice().buffer as ArrayBuffer;
     const table = await deps.pool.run(
       'encodeSeriesTable',
-      { series, metrics, offset: record.offset, activityId, format },
+      { series, metrics, offset: record.offset, activityId, format, segmentation },
       { signal, transferList: [series] },
     );
     await writeChunks(sink, table.data);

@@ -1,6 +1,6 @@
 /**
  * IngestSource: decode a stored upload source and store what it holds — one activity per session,
- * each with its record (summary, laps), its series blob — then mark the source processed, or failed
+ * each with its record (summary, laps), its series blob and its analysis cache — then mark the source processed, or failed
  * with the decoder's code. The ingest job runs it; batch jobs may call it over gRPC.
  *
  * Idempotent and crash-safe: an activity's id is derived from (source id, session index), series
@@ -20,6 +20,8 @@ import type { DecodedActivityResult } from '../pool/tasks.js';
 import type { IngestSourceRequest } from '../proto.js';
 import { decodeStoredSource } from './decode-source.js';
 import { requireField } from './request-fields.js';
+import { analysisKey } from './analysis-cache.js';
+import { ANALYSIS_VERSION } from '../analysis/activity-analysis.js';
 
 export interface IngestResult {
   status: 'processed' | 'failed';
@@ -70,14 +72,18 @@ async function storeActivities(store: Store, userId: string, sourceId: string, d
   const previous = new Map((await store.activities.find({ source_id: sourceId })).map((record) => [record.id, record]));
   const ops: BatchOp[] = [];
   const ids: string[] = [];
+  const replacedCaches: string[] = [];
   for (const [index, activity] of decoded.entries()) {
     const id = activityIdFor(sourceId, index);
     ids.push(id);
-    // The blob first: a record never points to a series that is not there.
+    // The blobs first: a record never points to a series or cache that is not there.
     await store.blobs.put(seriesKey(id), new Uint8Array(activity.series), { userId });
+    const analysis = analysisKey(id);
+    await store.blobs.put(analysis, new Uint8Array(activity.analysis), { userId });
     const existing = previous.get(id);
     previous.delete(id);
-    ops.push({ collection: 'activities', put: activityRecord(id, userId, sourceId, index, activity, existing, now) });
+    if (existing?.analysis_key) replacedCaches.push(existing.analysis_key);
+    ops.push({ collection: 'activities', put: activityRecord(id, userId, sourceId, index, activity, existing, now, analysis) });
     ops.push({ collection: 'events', insert: newEvent(userId, existing ? 'activity_updated' : 'activity_created', id, now) });
   }
   for (const stale of previous.values()) {
@@ -91,11 +97,18 @@ async function storeActivities(store: Store, userId: string, sourceId: string, d
   });
   ops.push({ collection: 'events', insert: newEvent(userId, 'source_processed', sourceId, now) });
   await store.batch(ops);
-  for (const stale of previous.values()) await store.blobs.delete(stale.series_key);
+  for (const stale of previous.values()) {
+    await store.blobs.delete(stale.series_key);
+    if (stale.analysis_key) replacedCaches.push(stale.analysis_key);
+  }
+  for (const key of replacedCaches) await store.blobs.delete(key);
   return { status: 'processed', activity_ids: ids, error: null, warnings };
 }
 
-function activityRecord(id: string, userId: string, sourceId: string, index: number, activity: DecodedActivityResult, existing: ActivityRecord | undefined, now: number): ActivityRecord {
+function activityRecord(
+  id: string, userId: string, sourceId: string, index: number, activity: DecodedActivityResult, existing: ActivityRecord | undefined, now: number,
+  analysisKey: string,
+): ActivityRecord {
   return {
     id,
     user_id: userId,
@@ -117,6 +130,8 @@ function activityRecord(id: string, userId: string, sourceId: string, index: num
     app_metadata: existing?.app_metadata ?? {},
     series_key: seriesKey(id),
     samples: activity.samples,
+    analysis_key: analysisKey,
+    analysis_version: ANALYSIS_VERSION,
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };

@@ -18,20 +18,18 @@
  *   closes the port. The task holds its worker for the whole transfer, bounded by the call's deadline.
  *
  * Columns: timestamp, timestamp_local, activity_id, sport, then `duration` (always) and the requested
- * metrics in request order — each one that at least one matching activity has (by its record's
+ * metrics in request order (with `segmentation_on`, rows are each activity's adaptive segments and
+ * `duration` is a segment's length) — each one that at least one matching activity has (by its record's
  * `metrics`); an activity without it has nulls there. No match still gives a valid file, zero rows.
  */
 import { MessageChannel } from 'node:worker_threads';
-import { status } from '@grpc/grpc-js';
 import type { Logger } from '../../domain/logger.js';
-import { canonicalSport, sportMatchesAny, sportStorePrefix } from '../../domain/sport.js';
-import { parseDate } from '../../domain/time.js';
-import type { ActivityRecord, Filter, Store } from '../../storage/store.js';
-import { EngineError, type CallContext, type StreamSink } from '../errors.js';
+import type { CallContext, StreamSink } from '../errors.js';
 import { PortInbox, type ToWorker } from '../parquet/stream-protocol.js';
 import type { TableFormat } from '../proto.js';
 import { isSeriesMetric, requestedMetrics, tableFormat, writeChunks, type SeriesDeps, type TableChunk } from './activity-series.js';
-import { requireField } from './request-fields.js';
+import { optionalCurveMetric, requireField } from './request-fields.js';
+import { matchingActivities, selectionOf } from './activity-selection.js';
 
 export interface GetLongitudinalSeriesRequest {
   user_id: string;
@@ -41,6 +39,8 @@ export interface GetLongitudinalSeriesRequest {
   end_date?: string;
   metrics?: string[];
   format?: TableFormat;
+  /** "power" | "speed" | "" (every sample). */
+  segmentation_on?: string;
 }
 
 const SUBSYSTEM = 'longitudinal series';
@@ -48,25 +48,21 @@ const SUBSYSTEM = 'longitudinal series';
 export function getLongitudinalSeries(deps: SeriesDeps & { logger: Logger }) {
   return async function getLongitudinalSeriesCall(request: GetLongitudinalSeriesRequest, sink: StreamSink<TableChunk>, { signal }: CallContext): Promise<void> {
     const userId = requireField(request.user_id, 'user_id', SUBSYSTEM);
-    const sports = sportFilters(request.sports ?? []);
-    const startDate = optionalDate(request.start_date, 'start_date');
-    const endDate = optionalDate(request.end_date, 'end_date');
-    if (startDate !== null && endDate !== null && startDate > endDate) {
-      throw new EngineError(status.INVALID_ARGUMENT, `${SUBSYSTEM}: start_date ${startDate} is after end_date ${endDate}`);
-    }
+    const selection = selectionOf(request, SUBSYSTEM, { requireSport: true });
+    const segmentation = optionalCurveMetric(request.segmentation_on, 'segmentation_on', SUBSYSTEM);
     const requested = requestedMetrics(request.metrics, SUBSYSTEM);
     // "`duration` is always included"
     const metrics = requested.includes('duration') ? requested : ['duration', ...requested];
     const format = tableFormat(request.format);
 
-    const records = await matchingActivities(deps.store, userId, sports, startDate, endDate);
+    const records = await matchingActivities(deps.store, userId, selection);
     const recorded = new Set(records.flatMap((record) => record.metrics));
     const columns = metrics.filter((name) => name === 'duration' || (isSeriesMetric(name) && recorded.has(name)));
     signal.throwIfAborted();
 
     const channel = new MessageChannel();
     const inbox = new PortInbox(channel.port1, signal);
-    const task = deps.pool.run('streamSeriesTable', { port: channel.port2, metrics: columns, format }, { signal, transferList: [channel.port2] });
+    const task = deps.pool.run('streamSeriesTable', { port: channel.port2, metrics: columns, format, segmentation }, { signal, transferList: [channel.port2] });
     task.catch((error: unknown) => inbox.fail(error));
 
     let next = 0;
@@ -109,31 +105,4 @@ export function getLongitudinalSeries(deps: SeriesDeps & { logger: Logger }) {
       inbox.close();
     }
   };
-}
-
-/** The user's activities matching any filter (sub-sport containment) with a local date in range, oldest first. */
-async function matchingActivities(store: Store, userId: string, sports: string[], startDate: string | null, endDate: string | null): Promise<ActivityRecord[]> {
-  const prefixes = [...new Set(sports.map((sport) => sportStorePrefix(sport)!))];
-  const filter: Filter<ActivityRecord> = { user_id: userId, $or: prefixes.map((prefix) => ({ sport: { $prefix: prefix } })) };
-  if (startDate !== null || endDate !== null) {
-    filter.local_date = { ...(startDate !== null && { $gte: startDate }), ...(endDate !== null && { $lte: endDate }) };
-  }
-  // The prefix pre-selects (`cycling` also admits `cycling_x`); containment decides.
-  const found = await store.activities.find(filter, { sort: { start: 1 } });
-  return found.filter((record) => sportMatchesAny(record.sport, sports));
-}
-
-function sportFilters(sports: string[]): string[] {
-  if (sports.length === 0) throw new EngineError(status.INVALID_ARGUMENT, `${SUBSYSTEM}: at least one sport is required`);
-  return sports.map((sport) => {
-    const canonical = canonicalSport(sport);
-    if (canonical === null) throw new EngineError(status.INVALID_ARGUMENT, `${SUBSYSTEM}: '${sport}' is not a valid Open Sport Taxonomy sport`);
-    return canonical;
-  });
-}
-
-function optionalDate(value: string | undefined, field: string): string | null {
-  if (value === undefined || value === '') return null;
-  if (parseDate(value) === null) throw new EngineError(status.INVALID_ARGUMENT, `${SUBSYSTEM}: ${field} '${value}' is not a date (YYYY-MM-DD)`);
-  return value;
 }

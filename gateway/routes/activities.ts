@@ -151,7 +151,8 @@ export function activityByIdRoutes(table: RouteTable, deps: GatewayDeps): void {
 }
 
 /** The caller's activity; another user's is a 404, never a 403 that leaks its existence. */
-async function ownActivity(deps: GatewayDeps, activityId: string, userId: string): Promise<ActivityRecord> {
+/** The caller's activity; another user's is a 404, never a 403 that leaks its existence. */
+export async function ownActivity(deps: GatewayDeps, activityId: string, userId: string): Promise<ActivityRecord> {
   const record = await deps.store.activities.get(activityId);
   if (!record || record.user_id !== userId) throw new NotFoundError('Activity not found');
   return record;

@@ -8,17 +8,17 @@
  * lacks its footer). A client that goes away cancels the engine call.
  *
  * `/longitudinal-data` is a fixed path beside `/{activity_id}`: these routes are registered before
- * `activityByIdRoutes` (routes/index.ts). `segmentation_on` arrives with the analytics issue.
+ * `activityByIdRoutes` (routes/index.ts). With `segmentation_on`, the engine writes adaptive segments
+ * (engine/analysis/segments.ts) instead of samples.
  * test/gateway/activity-series.test.ts runs them on the real stack.
  */
 import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { dateSchema } from '../../domain/time.js';
-import { NotFoundError, ValidationError } from '../errors.js';
 import { queryArray, queryString } from '../schemas/query.js';
 import type { RouteTable } from './route-table.js';
-import { sportFilters } from './activities.js';
+import { ownActivity } from './activities.js';
+import { rangeParameters, requestedRange, requestedSports, sportParameters } from './longitudinal-query.js';
 import type { GatewayDeps } from '../app.js';
 
 /** gaps.md "Wire conventions": "Media types: Parquet `application/vnd.apache.parquet`". */
@@ -46,14 +46,17 @@ const metricsParameter = queryArray(z.enum(METRICS))
 
 const DataParams = z.object({ activity_id: z.string().min(1).max(64) });
 
-const DataQuery = z.object({ metrics: metricsParameter });
+/** "segmentation_on (power or speed, optional; downsamples with the adaptive intensity segmentation codec)" */
+const segmentationParameter = queryString(z.enum(['power', 'speed'])).optional()
+  .describe('Rows become adaptive intensity segments of this metric (error ≤ 200 J or 2 m on its cumulative curve); duration is then each segment\'s length in seconds');
+
+const DataQuery = z.object({ metrics: metricsParameter, segmentation_on: segmentationParameter });
 
 const LongitudinalQuery = z.object({
-  sport: queryArray(z.string().min(1).max(200)).optional().describe('Required (repeated; match any). A parent sport also matches its sub-sports'),
-  sports: queryString(z.string().max(2000)).optional().meta({ deprecated: true, description: 'Deprecated: comma-separated sports; use repeated sport' }),
+  ...sportParameters,
   metrics: metricsParameter.describe('Repeated; columns in this order after activity_id and sport. duration is always included.'),
-  start: queryString(dateSchema).optional().describe("Earliest local date of an activity's start (inclusive)"),
-  end: queryString(dateSchema).optional().describe("Latest local date of an activity's start (inclusive); default today (UTC)"),
+  ...rangeParameters,
+  segmentation_on: segmentationParameter,
 });
 
 const parquetResponse = { description: 'Parquet file', mediaType: PARQUET_MEDIA_TYPE };
@@ -69,14 +72,13 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
     async function getLongitudinalData(ctx) {
       const input = ctx.state.input as z.output<typeof LongitudinalQuery>;
       // "sport (array, required)"; the deprecated `sports` alias counts.
-      const sports = sportFilters(input.sport ?? [], input.sports);
-      if (sports.length === 0) throw ValidationError.single(['query', 'sport'], 'Field required', 'missing');
-      const end = input.end ?? new Date().toISOString().slice(0, 10);
-      if (input.start !== undefined && input.start > end) {
-        throw ValidationError.single(['query', 'start'], `start ${input.start} is after end ${end}`);
-      }
+      const sports = requestedSports(input, true);
+      const { start, end } = requestedRange(input);
       const body = await deps.engine.longitudinalSeries(
-        { user_id: ctx.state.auth.userId, sports, start_date: input.start ?? '', end_date: end, metrics: input.metrics, format: 'PARQUET' },
+        {
+          user_id: ctx.state.auth.userId, sports, start_date: start ?? '', end_date: end, metrics: input.metrics, format: 'PARQUET',
+          segmentation_on: input.segmentation_on ?? '',
+        },
         { deadlineMs: LONGITUDINAL_DEADLINE_MS, signal: clientGone(ctx) },
       );
       sendParquet(ctx, body);
@@ -93,11 +95,9 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
     async function getActivityData(ctx) {
       const input = ctx.state.input as z.output<typeof DataQuery> & z.output<typeof DataParams>;
       const userId: string = ctx.state.auth.userId;
-      const record = await deps.store.activities.get(input.activity_id);
-      // Another user's activity is a 404, never a 403 that leaks its existence.
-      if (!record || record.user_id !== userId) throw new NotFoundError('Activity not found');
+      const record = await ownActivity(deps, input.activity_id, userId);
       const body = await deps.engine.activitySeries(
-        { user_id: userId, activity_id: record.id, metrics: input.metrics, format: 'PARQUET' },
+        { user_id: userId, activity_id: record.id, metrics: input.metrics, format: 'PARQUET', segmentation_on: input.segmentation_on ?? '' },
         { signal: clientGone(ctx) },
       );
       sendParquet(ctx, body);
@@ -116,7 +116,7 @@ function sendParquet(ctx: Context, body: Readable): void {
 }
 
 /** Aborts when the client closes the connection before the response is complete. */
-function clientGone(ctx: Context): AbortSignal {
+export function clientGone(ctx: Context): AbortSignal {
   const controller = new AbortController();
   ctx.res.once('close', () => {
     if (!ctx.res.writableFinished) controller.abort();

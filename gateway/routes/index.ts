@@ -5,6 +5,7 @@ import { systemRoutes } from './system.js';
 import { wellKnownRoutes } from './well-known.js';
 import { activityByIdRoutes, activityRoutes } from './activities.js';
 import { activitySeriesRoutes } from './activity-series.js';
+import { activityAnalyticsRoutes, analyticsRoutes } from './analytics.js';
 import { profileRoutes } from './profile.js';
 import { sourceRoutes } from './sources.js';
 
@@ -14,7 +15,9 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   sourceRoutes(table, deps);
   activityRoutes(table, deps);
   activitySeriesRoutes(table, deps);
+  analyticsRoutes(table, deps);
   profileRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
+  activityAnalyticsRoutes(table, deps);
 }

@@ -32,9 +32,10 @@ export function queryBool() {
   }, z.boolean());
 }
 
-/** A repeated query parameter: always an array after parsing. */
-export function queryArray<T extends z.ZodType>(item: T) {
-  return z.preprocess((value) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]), z.array(item));
+/** A repeated query parameter: always an array after parsing; `max` bounds how often it may repeat. */
+export function queryArray<T extends z.ZodType>(item: T, options: { max?: number } = {}) {
+  const array = options.max === undefined ? z.array(item) : z.array(item).max(options.max);
+  return z.preprocess((value) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]), array);
 }
 
 /** A single string query parameter (the last one when repeated). */

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import {
-  addDays, dateSchema, daysBetween, formatDuration, formatLocal, formatOffset, formatUtc, formatWithOffset,
+  addDays, yearBefore, dateSchema, daysBetween, formatDuration, formatLocal, formatOffset, formatUtc, formatWithOffset,
   instantSchema, isNaiveDateTime, localDate, parseDate, parseDuration, parseInstant, parseLocalDateTime,
   todayLocal,
 } from '../../domain/time.js';
@@ -238,6 +238,13 @@ test('JSON Schema shows string with date-time and date formats, also when option
   const properties = query.properties as Record<string, unknown>;
   assert.equal(properties.at, { type: 'string', format: 'date-time' });
   assert.equal(properties.start, { anyOf: [{ type: 'string', format: 'date' }, { type: 'null' }] });
+});
+
+test('gives the same calendar day a year earlier, 29 February becoming 28 February', () => {
+  assert.is(yearBefore('2025-06-30'), '2024-06-30');
+  assert.is(yearBefore('2024-02-29'), '2023-02-28');
+  assert.is(yearBefore('2025-01-01'), '2024-01-01');
+  assert.throws(() => yearBefore('2025-02-30'), RangeError);
 });
 
 test.run();

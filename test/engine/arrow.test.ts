@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
-import { encodeSeriesIpc } from '../../engine/ingest/arrow.js';
+import { decodeSeriesIpc, encodeSeriesIpc } from '../../engine/ingest/arrow.js';
 import { decodeCsv } from '../../engine/ingest/csv.js';
 import { csvBytes } from './support.js';
 
@@ -65,6 +65,18 @@ test('rejects a metric column whose length differs from the timestamps', () => {
     () => encodeSeriesIpc({ timestamps: Float64Array.of(T0), metrics: [{ name: 'power', values: Float64Array.of(1, 2) }] }),
     /arrow encode: column power has 2 rows, timestamp has 1/,
   );
+});
+
+test('decodes stored bytes back into the same timestamps and metric columns, null as NaN', () => {
+  const timestamps = Float64Array.of(-1, 0, 2 ** 32 + 1, T0, 253_402_300_799_999);
+  const power = Float64Array.of(1.5, Number.NaN, 0, 300, Number.NaN);
+  const speed = Float64Array.of(Number.NaN, 2, 3, 4, 5);
+  const decoded = decodeSeriesIpc(encodeSeriesIpc({ timestamps, metrics: [{ name: 'speed', values: speed }, { name: 'power', values: power }] }));
+  assert.equal(Array.from(decoded.timestamps), Array.from(timestamps));
+  // SERIES_METRICS order: power before speed.
+  assert.equal(decoded.metrics.map((column) => column.name), ['power', 'speed']);
+  assert.equal(Array.from(decoded.metrics[0]!.values), Array.from(power));
+  assert.equal(Array.from(decoded.metrics[1]!.values), Array.from(speed));
 });
 
 test.run();

@@ -63,7 +63,7 @@ function ride(): RecordedSeries {
 
 async function encode(series: RecordedSeries, metrics: string[], offset: number, format: TableFileFormat = 'parquet') {
   const buffer = standalone(encodeSeriesIpc(series));
-  const result = await pool.run('encodeSeriesTable', { series: buffer, metrics, offset, activityId: 'a1', format }, { transferList: [buffer] });
+  const result = await pool.run('encodeSeriesTable', { series: buffer, metrics, offset, activityId: 'a1', format, segmentation: null }, { transferList: [buffer] });
   assert.is(buffer.byteLength, 0, 'the series was transferred to the worker, not copied');
   return result;
 }
@@ -155,7 +155,7 @@ interface FedActivity {
 async function streamTable(activities: FedActivity[], metrics: string[], format: TableFileFormat = 'parquet') {
   const channel = new MessageChannel();
   const inbox = new PortInbox(channel.port1, new AbortController().signal);
-  const task = pool.run('streamSeriesTable', { port: channel.port2, metrics, format }, { transferList: [channel.port2] });
+  const task = pool.run('streamSeriesTable', { port: channel.port2, metrics, format, segmentation: null }, { transferList: [channel.port2] });
   task.catch((error: unknown) => inbox.fail(error));
   const chunks: Buffer[] = [];
   let fed = 0;

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { status } from '@grpc/grpc-js';
 import { tableFromIPC } from 'apache-arrow';
+import { decodeAnalysis } from '../../engine/analysis/activity-analysis.js';
 import { EngineError } from '../../engine/errors.js';
 import { createPool } from '../../engine/pool/pool.js';
 import { csvBytes, largeCsv } from './support.js';
@@ -12,17 +13,21 @@ function standalone(bytes: Uint8Array): ArrayBuffer {
   return bytes.slice().buffer as ArrayBuffer;
 }
 
-test('decodes a CSV in a worker, moving the bytes there and the series back', async () => {
+test('decodes a CSV in a worker, moving the bytes there and the series and analysis cache back', async () => {
   const bytes = standalone(csvBytes(['timestamp,sport,power', '2024-05-01T07:00:00+02:00,cycling,250', '2024-05-01T07:00:01+02:00,cycling,']));
   const outcome = await pool.run('decodeFile', { bytes, type: 'csv' }, { transferList: [bytes] });
   assert.is(bytes.byteLength, 0, 'the input buffer was transferred, not copied');
   assert.ok(outcome.ok);
   if (!outcome.ok) return;
   const [activity] = outcome.activities;
-  assert.equal({ ...activity, series: null }, {
+  assert.equal({ ...activity, series: null, analysis: null }, {
     sport: 'cycling', start: Date.UTC(2024, 4, 1, 5), end: Date.UTC(2024, 4, 1, 5) + 1000, offset: 120, samples: 2, metrics: ['power'], series: null,
-    summary: { power: { mean: 250, max: 250 } }, laps: [], devices: [], distance: null,
+    summary: { power: { mean: 250, max: 250 } }, laps: [], devices: [], distance: null, analysis: null,
   });
+  // Power held 1 s at 250 W, then a missing value counted as 0 for its last second.
+  const analysis = decodeAnalysis(new Uint8Array(activity!.analysis));
+  assert.equal(Array.from(analysis.curves.power!.values), [250, 125]);
+  assert.equal(Array.from(analysis.awd.power!.subarray(249, 251)), [0, 1000]);
   assert.instance(activity!.series, ArrayBuffer);
   const table = tableFromIPC(new Uint8Array(activity!.series));
   assert.equal(table.toArray().map((row) => row.toJSON()), [

@@ -218,10 +218,10 @@ series('rejects a missing sport, a malformed sport, a bad date and start after e
 series('documents both routes with Parquet responses in /openapi.json', async ({ stack }) => {
   const document = (await (await stack.get('/openapi.json')).json()) as { paths: Record<string, { get: { parameters: { name: string; required: boolean }[]; responses: Record<string, { content?: Record<string, unknown> }> } }> };
   const data = document.paths['/api/v1/activities/{activity_id}/data']!.get;
-  assert.equal(data.parameters.map((parameter) => parameter.name).sort(), ['activity_id', 'metrics']);
+  assert.equal(data.parameters.map((parameter) => parameter.name).sort(), ['activity_id', 'metrics', 'segmentation_on']);
   assert.ok(data.responses['200']!.content!['application/vnd.apache.parquet']);
   const longitudinal = document.paths['/api/v1/activities/longitudinal-data']!.get;
-  assert.equal(longitudinal.parameters.map((parameter) => parameter.name).sort(), ['end', 'metrics', 'sport', 'sports', 'start']);
+  assert.equal(longitudinal.parameters.map((parameter) => parameter.name).sort(), ['end', 'metrics', 'segmentation_on', 'sport', 'sports', 'start']);
   assert.ok(longitudinal.responses['200']!.content!['application/vnd.apache.parquet']);
 });
 

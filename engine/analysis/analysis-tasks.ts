@@ -1,0 +1,172 @@
+/**
+ * The analysis tasks as the pool's workers run them (engine/pool/worker.ts exports them by name; their
+ * inputs and results are declared in engine/pool/tasks.ts). Each takes stored bytes (series as Arrow
+ * IPC, caches as activity-analysis.ts encodes them), computes with the kernels and writes the result
+ * table (Parquet or Arrow IPC) itself, so the event loop only moves buffers.
+ */
+import { decodeSeriesIpc } from '../ingest/arrow.js';
+import { fullGrid } from '../kernels/duration-grid.js';
+import { encodeTableFile, type TableFileFormat } from '../parquet/table-file.js';
+import { standalone } from '../pool/standalone.js';
+import type {
+  ActivityAwdTask, ActivityMeanMaxTask, AfterBests, AfterBestsTask, AnalyzeSeriesTask, CachedMeanMaxTask, LongitudinalAwdTask,
+  MeanMaxTableTask, TableFile,
+} from '../pool/tasks.js';
+import { awdRows, longitudinalAwdRows } from './accumulated-work.js';
+import { analyzeActivity, AWD_RESOLUTION, cacheGrid, decodeAnalysis, encodeAnalysis, histogramOf } from './activity-analysis.js';
+import { canonicalSeries, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
+import { afterCurves, emptyBest, foldCurve, meanMaxCurve, prefixOf, type BestCurve, type MetricCurve } from './curves.js';
+import { resultTable, type Column, type ResultTable } from './tables.js';
+
+/** The activity's cache, from its stored series. */
+export function analyzeSeries(task: AnalyzeSeriesTask): { analysis: ArrayBuffer } {
+  const analysis = encodeAnalysis(analyzeActivity(canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)))));
+  return { analysis: standalone(analysis) };
+}
+
+/** One activity's curve, exact at every requested duration ("for a single activity compute them exactly"). */
+export function activityMeanMax(task: ActivityMeanMaxTask): TableFile {
+  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)));
+  const values = metricValues(series, task.metric);
+  // "A metric the activity does not have gives an empty table, not an error."
+  const curve = values === null ? emptyCurve() : meanMaxCurve(series, prefixOf(values), task.durations ?? fullGrid(longestSection(series.grid)));
+  return tableFile(curveTable(task.metric, curve.durations, curve.values, curve.starts, null), task.format);
+}
+
+/** One activity's AWD table, highest intensity first. */
+export function activityAwd(task: ActivityAwdTask): TableFile {
+  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)));
+  const values = metricValues(series, task.metric);
+  const histogram = values === null ? new Float64Array(0) : histogramOf(values, series.grid.coverage, AWD_RESOLUTION[task.metric]);
+  const rows = awdRows(histogram, AWD_RESOLUTION[task.metric]);
+  return tableFile(resultTable([
+    { name: task.metric, type: 'float64', values: rows.intensity },
+    { name: 'duration', type: 'float64', values: rows.duration },
+  ]), task.format);
+}
+
+/** The best of the cached curves at each duration (`durations` null = the full grid up to the longest activity). */
+export function cachedMeanMax(task: CachedMeanMaxTask): TableFile {
+  const curves = task.analyses.map((bytes) => decodeAnalysis(new Uint8Array(bytes)).curves[task.metric] ?? null);
+  let durations = task.durations;
+  if (durations === null) {
+    let longest = 0;
+    for (const curve of curves) if (curve !== null && curve.durations.length > 0) longest = Math.max(longest, curve.durations[curve.durations.length - 1]!);
+    durations = cacheGrid(longest);
+  }
+  const best = emptyBest(durations);
+  curves.forEach((curve, holder) => {
+    if (curve !== null) foldCurve(best, curve, holder);
+  });
+  return tableFile(bestTable(task.metric, [best], null, task.activities), task.format);
+}
+
+/**
+ * The best windows after each fatigue state among a batch of activities (oldest first), state-major; the
+ * service folds the batches and writes the table with `meanMaxTable`.
+ */
+export function afterBests(task: AfterBestsTask): AfterBests {
+  const states = task.thresholds.length;
+  const bests = Array.from({ length: states }, () => emptyBest(task.durations));
+  task.series.forEach((bytes, holder) => {
+    const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(bytes)));
+    const values = metricValues(series, task.metric);
+    if (values === null) return;
+    afterCurves(series, prefixOf(values), task.durations, task.thresholds).forEach((curve, state) => {
+      if (curve !== null) foldCurve(bests[state]!, curve, holder);
+    });
+  });
+  const n = task.durations.length;
+  const out: AfterBests = { values: new Float64Array(states * n), starts: new Float64Array(states * n), holders: new Int32Array(states * n) };
+  bests.forEach((best, state) => {
+    out.values.set(best.values, state * n);
+    out.starts.set(best.starts, state * n);
+    out.holders.set(best.holders, state * n);
+  });
+  return out;
+}
+
+/** The longitudinal mean-max table of folded bests (one per state, or one without states). */
+export function meanMaxTable(task: MeanMaxTableTask): TableFile {
+  const n = task.durations.length;
+  const states = task.after?.length ?? 1;
+  const bests: BestCurve[] = [];
+  for (let state = 0; state < states; state++) {
+    bests.push({
+      durations: task.durations,
+      values: task.values.subarray(state * n, (state + 1) * n),
+      starts: task.starts.subarray(state * n, (state + 1) * n),
+      holders: task.holders.subarray(state * n, (state + 1) * n),
+    });
+  }
+  return tableFile(bestTable(task.metric, bests, task.after, task.activities), task.format);
+}
+
+/** Longitudinal AWD levels over the local days of the cached histograms. */
+export function longitudinalAwd(task: LongitudinalAwdTask): TableFile {
+  const activities: { date: string; histogram: Float64Array }[] = [];
+  task.analyses.forEach((bytes, index) => {
+    const histogram = decodeAnalysis(new Uint8Array(bytes)).awd[task.metric];
+    if (histogram !== undefined) activities.push({ date: task.dates[index]!, histogram });
+  });
+  const rows = longitudinalAwdRows(activities, AWD_RESOLUTION[task.metric]);
+  return tableFile(resultTable([
+    { name: task.metric, type: 'float64', values: rows.intensity },
+    { name: 'max', type: 'float64', values: rows.max },
+    { name: 'hard', type: 'float64', values: rows.hard },
+    { name: 'medium', type: 'float64', values: rows.medium },
+    { name: 'easy', type: 'float64', values: rows.easy },
+  ]), task.format);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+/** Rows of every state's best curve where some activity reached the duration; states in the given order. */
+function bestTable(metric: CurveMetric, bests: readonly BestCurve[], after: readonly number[] | null, activities: readonly { id: string; sport: string }[]): ResultTable {
+  const durations: number[] = [];
+  const values: number[] = [];
+  const starts: number[] = [];
+  const ids: string[] = [];
+  const sports: string[] = [];
+  const states: number[] = [];
+  bests.forEach((best, state) => {
+    for (let j = 0; j < best.durations.length; j++) {
+      const holder = best.holders[j]!;
+      if (holder < 0) continue;
+      durations.push(best.durations[j]!);
+      values.push(best.values[j]!);
+      starts.push(best.starts[j]!);
+      ids.push(activities[holder]!.id);
+      sports.push(activities[holder]!.sport);
+      if (after !== null) states.push(after[state]!);
+    }
+  });
+  return curveTable(metric, Int32Array.from(durations), Float64Array.from(values), Float64Array.from(starts), {
+    ids, sports, after: after === null ? null : Float64Array.from(states),
+  });
+}
+
+/** Interface §4: duration, the metric column, start; longitudinal adds activity_id, sport, and after when used. */
+function curveTable(
+  metric: CurveMetric, durations: Int32Array, values: Float64Array, starts: Float64Array,
+  longitudinal: { ids: string[]; sports: string[]; after: Float64Array | null } | null,
+): ResultTable {
+  const columns: Column[] = [
+    { name: 'duration', type: 'int64', values: durations },
+    { name: metric, type: 'float64', values },
+    { name: 'start', type: 'timestamp', values: starts },
+  ];
+  if (longitudinal !== null) {
+    columns.push({ name: 'activity_id', type: 'utf8', values: longitudinal.ids }, { name: 'sport', type: 'utf8', values: longitudinal.sports });
+    if (longitudinal.after !== null) columns.push({ name: 'after', type: 'float64', values: longitudinal.after });
+  }
+  return resultTable(columns);
+}
+
+function emptyCurve(): MetricCurve {
+  return { durations: new Int32Array(0), values: new Float64Array(0), starts: new Float64Array(0) };
+}
+
+function tableFile(table: ResultTable, format: TableFileFormat): TableFile {
+  return { data: standalone(encodeTableFile(table.schema, table.batches, format)), rows: table.rows };
+}

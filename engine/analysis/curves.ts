@@ -1,0 +1,102 @@
+/**
+ * Mean-max curves as the API serves them (ANALYTICS.md §2–3), built on engine/kernels/mean-max.ts:
+ * one activity's curve at given durations, its curves after fatigue states, a cached curve read at any
+ * duration (exact on its grid points, linear between them), and the best of many activities' curves.
+ * Durations no window fits are left out ("Durations the activity did not last are omitted").
+ */
+import { meanMax, meanMaxAfter, prefixSums, stateStart } from '../kernels/mean-max.js';
+import { indexAtOrAfter } from '../kernels/summary.js';
+import { binInstant, type CanonicalSeries } from './canonical-series.js';
+
+/** A mean-max curve: ascending durations (s), the best means (W or m/s) and where they began (UTC epoch ms). */
+export interface MetricCurve {
+  durations: Int32Array;
+  values: Float64Array;
+  starts: Float64Array;
+}
+
+/** Prefix sums of one metric's canonical values, for the kernels. */
+export function prefixOf(values: Float64Array): Float64Array {
+  const prefix = new Float64Array(values.length + 1);
+  prefixSums(values, prefix);
+  return prefix;
+}
+
+/** The curve at `durations` (ascending, distinct), without the durations no section lasts. */
+export function meanMaxCurve(series: CanonicalSeries, prefix: Float64Array, durations: Int32Array): MetricCurve {
+  const values = new Float64Array(durations.length);
+  const starts = new Int32Array(durations.length);
+  meanMax(prefix, series.grid.sectionStarts, durations, values, starts);
+  return keepFound(series, durations, values, starts, 0);
+}
+
+/**
+ * The curves after each fatigue state (§3): `thresholds` in J (power) or m (speed). A state the activity
+ * never reaches gives null ("an activity that never reaches W does not contribute").
+ */
+export function afterCurves(series: CanonicalSeries, prefix: Float64Array, durations: Int32Array, thresholds: readonly number[]): (MetricCurve | null)[] {
+  const stateStarts = Int32Array.from(thresholds, (threshold) => stateStart(prefix, threshold));
+  const values = new Float64Array(thresholds.length * durations.length);
+  const starts = new Int32Array(values.length);
+  meanMaxAfter(prefix, series.grid.sectionStarts, durations, stateStarts, values, starts);
+  return thresholds.map((_, state) => (stateStarts[state]! < 0 ? null : keepFound(series, durations, values, starts, state * durations.length)));
+}
+
+function keepFound(series: CanonicalSeries, durations: Int32Array, values: Float64Array, starts: Int32Array, offset: number): MetricCurve {
+  let found = 0;
+  for (let j = 0; j < durations.length; j++) if (starts[offset + j]! >= 0) found++;
+  const curve: MetricCurve = { durations: new Int32Array(found), values: new Float64Array(found), starts: new Float64Array(found) };
+  let k = 0;
+  for (let j = 0; j < durations.length; j++) {
+    const start = starts[offset + j]!;
+    if (start < 0) continue;
+    curve.durations[k] = durations[j]!;
+    curve.values[k] = values[offset + j]!;
+    curve.starts[k] = binInstant(series.grid, start);
+    k++;
+  }
+  return curve;
+}
+
+/** A curve's value at `duration`: exact on a grid point, linear between the two around it, null beyond its last. */
+export function curveAt(curve: MetricCurve, duration: number): { value: number; start: number } | null {
+  const { durations, values, starts } = curve;
+  const low = indexAtOrAfter(durations, duration);
+  if (low === durations.length) return null;
+  if (durations[low] === duration) return { value: values[low]!, start: starts[low]! };
+  if (low === 0) return null;
+  // "Values between stored points are interpolated"; the start is the nearer point's (the lower on a tie).
+  const d0 = durations[low - 1]!;
+  const d1 = durations[low]!;
+  const weight = (duration - d0) / (d1 - d0);
+  return { value: values[low - 1]! + weight * (values[low]! - values[low - 1]!), start: weight <= 0.5 ? starts[low - 1]! : starts[low]! };
+}
+
+/** The best of many activities' curves at each duration (§3 "an element-wise max"). */
+export interface BestCurve {
+  durations: Int32Array;
+  values: Float64Array;
+  starts: Float64Array;
+  /** Index of the activity that holds each best, −1 where none reached the duration. */
+  holders: Int32Array;
+}
+
+export function emptyBest(durations: Int32Array): BestCurve {
+  return { durations, values: new Float64Array(durations.length).fill(Number.NaN), starts: new Float64Array(durations.length), holders: new Int32Array(durations.length).fill(-1) };
+}
+
+/**
+ * Folds one activity's curve into `best` at best.durations (read with curveAt). Activities must be folded
+ * oldest first: a later one replaces the holder only when strictly better, so ties go to the earliest effort.
+ */
+export function foldCurve(best: BestCurve, curve: MetricCurve, holder: number): void {
+  for (let j = 0; j < best.durations.length; j++) {
+    const point = curveAt(curve, best.durations[j]!);
+    if (point === null) continue;
+    const current = best.values[j]!;
+    if (current === current && !(point.value > current)) continue;
+    best.values[j] = point.value;
+    best.starts[j] = point.start;
+    best.holders[j] = holder;
+  }
+}

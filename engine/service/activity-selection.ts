@@ -1,0 +1,62 @@
+/**
+ * Which of a user's activities a longitudinal call covers (interface §4): sport containment ("a parent
+ * sport matches sub-sports") and the activity's own local date in [start, end]. Shared by the
+ * longitudinal series, mean-max and AWD handlers.
+ */
+import { status } from '@grpc/grpc-js';
+import { canonicalSport, sportMatchesAny, sportStorePrefix } from '../../domain/sport.js';
+import { parseDate } from '../../domain/time.js';
+import type { ActivityRecord, Filter, Store } from '../../storage/store.js';
+import { EngineError } from '../errors.js';
+
+export interface Selection {
+  /** Canonical filters; empty = every sport. */
+  sports: string[];
+  /** Inclusive local dates; null = unbounded on that side. */
+  startDate: string | null;
+  endDate: string | null;
+}
+
+/** Reads and checks the sports and dates of a request; `requireSport` makes an empty sport list INVALID_ARGUMENT. */
+export function selectionOf(
+  request: { sports?: string[]; start_date?: string; end_date?: string }, subsystem: string, options: { requireSport: boolean },
+): Selection {
+  const sports = sportFilters(request.sports ?? [], subsystem);
+  if (options.requireSport && sports.length === 0) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: at least one sport is required`);
+  const startDate = optionalDate(request.start_date, 'start_date', subsystem);
+  const endDate = optionalDate(request.end_date, 'end_date', subsystem);
+  if (startDate !== null && endDate !== null && startDate > endDate) {
+    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: start_date ${startDate} is after end_date ${endDate}`);
+  }
+  return { sports, startDate, endDate };
+}
+
+/** The user's activities matching the selection, oldest first. */
+export async function matchingActivities(store: Store, userId: string, selection: Selection): Promise<ActivityRecord[]> {
+  const { sports, startDate, endDate } = selection;
+  const filter: Filter<ActivityRecord> = { user_id: userId };
+  if (sports.length > 0) {
+    const prefixes = [...new Set(sports.map((sport) => sportStorePrefix(sport)!))];
+    filter.$or = prefixes.map((prefix) => ({ sport: { $prefix: prefix } }));
+  }
+  if (startDate !== null || endDate !== null) {
+    filter.local_date = { ...(startDate !== null && { $gte: startDate }), ...(endDate !== null && { $lte: endDate }) };
+  }
+  const found = await store.activities.find(filter, { sort: { start: 1 } });
+  // The prefix pre-selects (`cycling` also admits `cycling_x`); containment decides.
+  return sports.length === 0 ? found : found.filter((record) => sportMatchesAny(record.sport, sports));
+}
+
+function sportFilters(sports: string[], subsystem: string): string[] {
+  return sports.map((sport) => {
+    const canonical = canonicalSport(sport);
+    if (canonical === null) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: '${sport}' is not a valid Open Sport Taxonomy sport`);
+    return canonical;
+  });
+}
+
+function optionalDate(value: string | undefined, field: string, subsystem: string): string | null {
+  if (value === undefined || value === '') return null;
+  if (parseDate(value) === null) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${field} '${value}' is not a date (YYYY-MM-DD)`);
+  return value;
+}

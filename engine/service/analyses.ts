@@ -1,0 +1,243 @@
+/**
+ * The analysis RPCs (engine.proto "Analyses"): thin handlers — validate, find the records (NOT_FOUND
+ * unless they are the caller's), move stored bytes to the pool, return the table the worker wrote.
+ *
+ * - GetMeanMax / GetAccumulatedWorkDuration: one activity, computed exactly from its raw series.
+ * - GetLongitudinalMeanMax: without fatigue states, from the activities' analysis caches; with states,
+ *   from the raw series in batches of AFTER_BATCH activities, AFTER_PARALLEL at a time (bounded memory), each
+ *   batch's bests folded here oldest first, then the table written in the pool.
+ * - GetLongitudinalAccumulatedWorkDuration: from the caches' AWD histograms.
+ * test/engine/analyses.test.ts calls them over gRPC; test/gateway/analytics.test.ts through HTTP.
+ */
+import { status } from '@grpc/grpc-js';
+import { rootSport } from '../../domain/sport.js';
+import { yearBefore } from '../../domain/time.js';
+import type { ActivityRecord, Store } from '../../storage/store.js';
+import { defaultAwdMetric, type CurveMetric } from '../analysis/canonical-series.js';
+import { EngineError, type CallContext } from '../errors.js';
+import { fullGrid } from '../kernels/duration-grid.js';
+import type { EnginePool } from '../pool/pool.js';
+import type { ActivityLabel, AfterBests, TableFile } from '../pool/tasks.js';
+import type { TableFormat } from '../proto.js';
+import { matchingActivities, selectionOf } from './activity-selection.js';
+import { tableFormat } from './activity-series.js';
+import { loadAnalyses } from './analysis-cache.js';
+import { mapLimit } from './map-limit.js';
+import { curveMetric, requestedDurations, requireField } from './request-fields.js';
+
+export interface AnalysisDeps {
+  store: Store;
+  pool: EnginePool;
+}
+
+export interface GetMeanMaxRequest {
+  user_id: string;
+  activity_id: string;
+  metric?: string;
+  durations?: number[];
+  all_durations?: boolean;
+  format?: TableFormat;
+}
+
+export interface GetAccumulatedWorkDurationRequest {
+  user_id: string;
+  activity_id: string;
+  metric?: string;
+  format?: TableFormat;
+}
+
+export interface GetLongitudinalMeanMaxRequest {
+  user_id: string;
+  sports?: string[];
+  start_date?: string;
+  end_date?: string;
+  metric?: string;
+  durations?: number[];
+  all_durations?: boolean;
+  after?: number[];
+  format?: TableFormat;
+}
+
+export interface GetLongitudinalAccumulatedWorkDurationRequest {
+  user_id: string;
+  sports?: string[];
+  start_date?: string;
+  end_date?: string;
+  metric?: string;
+  format?: TableFormat;
+}
+
+/** The `Table` message. */
+export interface TableMessage {
+  data: Uint8Array;
+  rows: number;
+}
+
+/** "At most 5 states per request." */
+export const MAX_AFTER_STATES = 5;
+
+/** Activities per afterBests task: about 15 MB of two-hour series in flight per task. */
+const AFTER_BATCH = 24;
+/** afterBests tasks in flight at once. */
+const AFTER_PARALLEL = 2;
+
+export function getMeanMax(deps: AnalysisDeps) {
+  return async function getMeanMaxCall(request: GetMeanMaxRequest, { signal }: CallContext): Promise<TableMessage> {
+    const subsystem = 'mean-max';
+    const record = await ownActivity(deps.store, request, subsystem);
+    const metric = curveMetric(request.metric, 'metric', subsystem, 'power');
+    const durations = requestedDurations(request.durations, request.all_durations, subsystem);
+    const format = tableFormat(request.format);
+    const series = await seriesOf(deps.store, record);
+    signal.throwIfAborted();
+    return tableMessage(await deps.pool.run('activityMeanMax', { series, metric, durations, format }, { signal, transferList: [series] }));
+  };
+}
+
+export function getAccumulatedWorkDuration(deps: AnalysisDeps) {
+  return async function getAccumulatedWorkDurationCall(request: GetAccumulatedWorkDurationRequest, { signal }: CallContext): Promise<TableMessage> {
+    const subsystem = 'accumulated work duration';
+    const record = await ownActivity(deps.store, request, subsystem);
+    // "defaults to power for cycling, speed otherwise"
+    const metric = curveMetric(request.metric, 'metric', subsystem, defaultAwdMetric(record.sport));
+    const format = tableFormat(request.format);
+    const series = await seriesOf(deps.store, record);
+    signal.throwIfAborted();
+    return tableMessage(await deps.pool.run('activityAwd', { series, metric, format }, { signal, transferList: [series] }));
+  };
+}
+
+export function getLongitudinalMeanMax(deps: AnalysisDeps) {
+  return async function getLongitudinalMeanMaxCall(request: GetLongitudinalMeanMaxRequest, { signal }: CallContext): Promise<TableMessage> {
+    const subsystem = 'longitudinal mean-max';
+    const userId = requireField(request.user_id, 'user_id', subsystem);
+    const selection = selectionOf(request, subsystem, { requireSport: true });
+    const metric = curveMetric(request.metric, 'metric', subsystem, 'power');
+    const durations = requestedDurations(request.durations, request.all_durations, subsystem);
+    const after = afterStates(request.after ?? [], selection.startDate, selection.endDate, subsystem);
+    const format = tableFormat(request.format);
+    const records = await matchingActivities(deps.store, userId, selection);
+    signal.throwIfAborted();
+
+    if (after === null) {
+      const caches = await loadAnalyses(deps, records, signal);
+      const kept = records.filter((_, index) => caches[index] !== null);
+      const analyses = caches.filter((cache): cache is ArrayBuffer => cache !== null);
+      return tableMessage(await deps.pool.run(
+        'cachedMeanMax',
+        { analyses, activities: kept.map(label), metric, durations, format },
+        { signal, transferList: analyses },
+      ));
+    }
+    const grid = durations ?? fullGrid(Math.max(0, ...records.map((record) => Math.ceil(record.duration_s) + 1)));
+    // "after = W (kJ for power, m for speed)": thresholds in J or m.
+    const thresholds = after.map((state) => (metric === 'power' ? state * 1000 : state));
+    const bests = await afterBestsOf(deps, records, metric, grid, thresholds, signal);
+    return tableMessage(await deps.pool.run(
+      'meanMaxTable',
+      { ...bests.folded, metric, durations: grid, activities: bests.labels, after, format },
+      { signal },
+    ));
+  };
+}
+
+export function getLongitudinalAccumulatedWorkDuration(deps: AnalysisDeps) {
+  return async function getLongitudinalAwdCall(request: GetLongitudinalAccumulatedWorkDurationRequest, { signal }: CallContext): Promise<TableMessage> {
+    const subsystem = 'longitudinal accumulated work duration';
+    const userId = requireField(request.user_id, 'user_id', subsystem);
+    const selection = selectionOf(request, subsystem, { requireSport: false });
+    const cyclingOnly = selection.sports.every((sport) => rootSport(sport) === 'cycling');
+    const metric = curveMetric(request.metric, 'metric', subsystem, cyclingOnly ? 'power' : 'speed');
+    const format = tableFormat(request.format);
+    const records = await matchingActivities(deps.store, userId, selection);
+    const caches = await loadAnalyses(deps, records, signal);
+    const dates = records.filter((_, index) => caches[index] !== null).map((record) => record.local_date);
+    const analyses = caches.filter((cache): cache is ArrayBuffer => cache !== null);
+    return tableMessage(await deps.pool.run('longitudinalAwd', { analyses, dates, metric, format }, { signal, transferList: analyses }));
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+async function ownActivity(store: Store, request: { user_id: string; activity_id: string }, subsystem: string): Promise<ActivityRecord> {
+  const userId = requireField(request.user_id, 'user_id', subsystem);
+  const activityId = requireField(request.activity_id, 'activity_id', subsystem);
+  const record = await store.activities.get(activityId);
+  if (record === null || record.user_id !== userId) throw new EngineError(status.NOT_FOUND, `engine: activity ${activityId} not found`);
+  return record;
+}
+
+/** The activity's stored series as a standalone buffer to transfer. */
+async function seriesOf(store: Store, record: ActivityRecord): Promise<ArrayBuffer> {
+  const stored = await store.blobs.get(record.series_key);
+  if (stored === null) {
+    throw new EngineError(status.FAILED_PRECONDITION, `analysis: activity ${record.id} has no stored series`, 'series_missing');
+  }
+  return stored.slice().buffer as ArrayBuffer;
+}
+
+/**
+ * The fatigue states, ascending without repeats, or null without any. "At most 5 states per request"; "when
+ * used, the date range is capped at 1 year": both dates are needed and start may not precede the same day a
+ * year before end.
+ */
+function afterStates(after: number[], startDate: string | null, endDate: string | null, subsystem: string): number[] | null {
+  if (after.length === 0) return null;
+  if (after.length > MAX_AFTER_STATES) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: at most ${MAX_AFTER_STATES} after states, not ${after.length}`);
+  for (const state of after) {
+    if (!Number.isFinite(state) || state < 0) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: after ${state} must be a number ≥ 0`);
+  }
+  if (startDate === null || endDate === null) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: after states need start_date and end_date`);
+  if (startDate < yearBefore(endDate)) {
+    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: with after states the range may span at most one year; ${startDate} is before ${yearBefore(endDate)}`);
+  }
+  return [...new Set(after)].sort((a, b) => a - b);
+}
+
+/**
+ * The bests after each state over all records, oldest first: the series go to the pool in batches, each
+ * batch answered with its own bests, folded here in order (a later batch wins only when strictly better).
+ */
+async function afterBestsOf(
+  deps: AnalysisDeps, records: readonly ActivityRecord[], metric: CurveMetric, durations: Int32Array, thresholds: number[], signal: AbortSignal,
+): Promise<{ folded: AfterBests; labels: ActivityLabel[] }> {
+  const size = thresholds.length * durations.length;
+  const folded: AfterBests = { values: new Float64Array(size).fill(Number.NaN), starts: new Float64Array(size), holders: new Int32Array(size).fill(-1) };
+  const labels: ActivityLabel[] = [];
+  const batches: ActivityRecord[][] = [];
+  for (let i = 0; i < records.length; i += AFTER_BATCH) batches.push(records.slice(i, i + AFTER_BATCH));
+  // Two batches in flight keep both default threads busy while bounding the series held in memory.
+  const results = await mapLimit(batches, AFTER_PARALLEL, async (batch) => {
+    const found: { record: ActivityRecord; series: ArrayBuffer }[] = [];
+    for (const record of batch) {
+      const stored = await deps.store.blobs.get(record.series_key);
+      if (stored !== null) found.push({ record, series: stored.slice().buffer as ArrayBuffer });
+    }
+    signal.throwIfAborted();
+    const series = found.map((entry) => entry.series);
+    const bests = await deps.pool.run('afterBests', { series, metric, durations, thresholds }, { signal, transferList: series });
+    return { records: found.map((entry) => entry.record), bests };
+  });
+  for (const { records: batchRecords, bests } of results) {
+    const base = labels.length;
+    labels.push(...batchRecords.map(label));
+    for (let k = 0; k < size; k++) {
+      const holder = bests.holders[k]!;
+      if (holder < 0) continue;
+      const current = folded.values[k]!;
+      if (current === current && !(bests.values[k]! > current)) continue;
+      folded.values[k] = bests.values[k]!;
+      folded.starts[k] = bests.starts[k]!;
+      folded.holders[k] = base + holder;
+    }
+  }
+  return { folded, labels };
+}
+
+function label(record: ActivityRecord): ActivityLabel {
+  return { id: record.id, sport: record.sport };
+}
+
+function tableMessage(file: TableFile): TableMessage {
+  return { data: new Uint8Array(file.data), rows: file.rows };
+}

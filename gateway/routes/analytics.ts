@@ -1,0 +1,182 @@
+/**
+ * The analysis endpoints (interface §4 "Activities", "Duration grids"): one activity's mean-max curve and
+ * accumulated work duration, and the longitudinal mean-max (with fatigue states) and AWD. Each route
+ * validates (every problem a 422 in the interface's shape), checks ownership where an activity is named,
+ * and relays one engine call; the engine computes and writes the Parquet in its worker pool.
+ *
+ * The fixed `/activities/longitudinal-…` paths are registered before `activityByIdRoutes`
+ * (routes/index.ts). test/gateway/analytics.test.ts runs them on the real stack.
+ */
+import type { Context } from 'koa';
+import { tableFromIPC } from 'apache-arrow';
+import { z } from 'zod';
+import { yearBefore } from '../../domain/time.js';
+import type { TableMessage } from '../../engine/service/analyses.js';
+import type { GatewayDeps } from '../app.js';
+import { ValidationError } from '../errors.js';
+import { queryArray, queryString } from '../schemas/query.js';
+import { PARQUET_MEDIA_TYPE, clientGone } from './activity-series.js';
+import { ownActivity } from './activities.js';
+import { deprecatedWindowParameters, rangeParameters, requestedRange, requestedSports, sportParameters } from './longitudinal-query.js';
+import type { RouteTable } from './route-table.js';
+
+/** Longest duration a request may name: a week, in seconds (the engine's MAX_DURATION_S). */
+const MAX_DURATION_S = 7 * 86_400;
+/** Most durations one request may name (the engine's MAX_DURATIONS). */
+const MAX_DURATIONS = 2000;
+/** "At most 5 states per request." */
+const MAX_AFTER_STATES = 5;
+
+const metricParameter = queryString(z.enum(['power', 'speed']));
+
+/** "durations: omitted → 19 defaults; all → the full grid; otherwise a comma-separated list of seconds." */
+const durationsParameter = queryString(z.string().max(20_000).regex(/^\s*(all|\d{1,9}(\s*,\s*\d{1,9})*)\s*$/, 'durations must be "all" or comma-separated whole seconds, e.g. 5,60,300'))
+  .optional()
+  .describe('Omitted: the 19 default durations. `all`: 1 s steps to 3 min, then 5 s to 10 min, 10 s to 20 min, 30 s to 60 min, 60 s beyond. Otherwise comma-separated seconds.');
+
+const ActivityParams = z.object({ activity_id: z.string().min(1).max(64) });
+
+const MeanMaxQuery = z.object({
+  metric: metricParameter.default('power').describe('power (W) or speed (m/s)'),
+  durations: durationsParameter,
+});
+
+const AwdQuery = z.object({
+  metric: metricParameter.optional().describe('power or speed; default power for cycling, speed otherwise'),
+});
+
+const LongitudinalMeanMaxQuery = z.object({
+  ...sportParameters,
+  metric: metricParameter.default('power').describe('power (W) or speed (m/s)'),
+  ...rangeParameters,
+  durations: durationsParameter,
+  after: queryArray(z.string().regex(/^\s*\d+(\.\d+)?\s*$/, 'after must be a number ≥ 0').transform(Number), { max: MAX_AFTER_STATES })
+    .optional()
+    .describe('Repeatable (at most 5): the curve after this much accumulated work (kJ, power) or distance (m, speed). The date range is then capped at one year.'),
+  by: queryString(z.enum(['duration'])).optional().describe('duration: the curve indexed by duration (the only orientation, and the default)'),
+  ...deprecatedWindowParameters,
+});
+
+const LongitudinalAwdQuery = z.object({
+  ...sportParameters,
+  metric: metricParameter.optional().describe('power or speed; default power when every sport is cycling (or none is given), else speed'),
+  ...rangeParameters,
+  format: queryString(z.enum(['parquet', 'json'])).default('parquet'),
+  ...deprecatedWindowParameters,
+});
+
+const parquetResponse = { description: 'Parquet file', mediaType: PARQUET_MEDIA_TYPE };
+
+export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/longitudinal-mean-max', operationId: 'getLongitudinalMeanMax', tag: 'activities',
+      summary: 'The best mean-max curve across matching activities as Parquet: duration, the metric, start, activity_id, sport (and after)',
+      auth: 'bearer', scope: 'activities:read', query: LongitudinalMeanMaxQuery, responses: { 200: parquetResponse },
+    },
+    async function getLongitudinalMeanMax(ctx) {
+      const input = ctx.state.input as z.output<typeof LongitudinalMeanMaxQuery>;
+      const sports = requestedSports(input, true);
+      const after = input.after ?? [];
+      const range = requestedRange(input);
+      let start = range.start;
+      if (after.length > 0) {
+        // "When used, the date range is capped at 1 year."
+        const earliest = yearBefore(range.end);
+        if (start === null) start = earliest;
+        else if (start < earliest) throw ValidationError.single(['query', 'start'], `with after, the range may span at most one year: start must be on or after ${earliest}`);
+      }
+      const durations = requestedDurations(input.durations);
+      const result = await deps.engine.longitudinalMeanMax(
+        {
+          user_id: ctx.state.auth.userId, sports, start_date: start ?? '', end_date: range.end, metric: input.metric,
+          durations: durations === 'all' ? [] : durations, all_durations: durations === 'all', after, format: 'PARQUET',
+        },
+        { signal: clientGone(ctx) },
+      );
+      sendTable(ctx, result);
+    },
+  );
+
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/longitudinal-accumulated-work-duration', operationId: 'getLongitudinalAccumulatedWorkDuration', tag: 'activities',
+      summary: 'In development: accumulated work duration per intensity — max (highest daily AWD), hard, medium, easy (90th, 75th, 50th percentile of daily AWD over training days), seconds',
+      auth: 'bearer', scope: 'activities:read', query: LongitudinalAwdQuery,
+      responses: { 200: { description: 'Parquet file, or JSON rows with format=json', mediaType: PARQUET_MEDIA_TYPE } },
+    },
+    async function getLongitudinalAccumulatedWorkDuration(ctx) {
+      const input = ctx.state.input as z.output<typeof LongitudinalAwdQuery>;
+      const sports = requestedSports(input, false);
+      const { start, end } = requestedRange(input);
+      const result = await deps.engine.longitudinalAccumulatedWorkDuration(
+        {
+          user_id: ctx.state.auth.userId, sports, start_date: start ?? '', end_date: end, metric: input.metric ?? '',
+          format: input.format === 'json' ? 'ARROW_IPC' : 'PARQUET',
+        },
+        { signal: clientGone(ctx) },
+      );
+      if (input.format === 'json') ctx.body = tableFromIPC(result.data).toArray().map((row) => row.toJSON());
+      else sendTable(ctx, result);
+    },
+  );
+}
+
+/** Routes under `/activities/{activity_id}/…`; registered with the other by-id routes. */
+export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/{activity_id}/mean-max', operationId: 'getActivityMeanMax', tag: 'activities',
+      summary: "The activity's mean-max curve as Parquet: duration (s), the metric, start (UTC instant the best effort began); durations it did not last are left out",
+      auth: 'bearer', scope: 'activities:read', params: ActivityParams, query: MeanMaxQuery,
+      responses: { 200: parquetResponse, 404: { description: 'Unknown activity' } },
+    },
+    async function getActivityMeanMax(ctx) {
+      const input = ctx.state.input as z.output<typeof MeanMaxQuery> & z.output<typeof ActivityParams>;
+      const durations = requestedDurations(input.durations);
+      const activityId = (await ownActivity(deps, input.activity_id, ctx.state.auth.userId)).id;
+      const result = await deps.engine.meanMax(
+        {
+          user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric,
+          durations: durations === 'all' ? [] : durations, all_durations: durations === 'all', format: 'PARQUET',
+        },
+        { signal: clientGone(ctx) },
+      );
+      sendTable(ctx, result);
+    },
+  );
+
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/{activity_id}/accumulated-work-duration', operationId: 'getActivityAccumulatedWorkDuration', tag: 'activities',
+      summary: 'How long the activity spent at or above each intensity, as Parquet: the metric (highest first) and duration (s)',
+      auth: 'bearer', scope: 'activities:read', params: ActivityParams, query: AwdQuery,
+      responses: { 200: parquetResponse, 404: { description: 'Unknown activity' } },
+    },
+    async function getActivityAccumulatedWorkDuration(ctx) {
+      const input = ctx.state.input as z.output<typeof AwdQuery> & z.output<typeof ActivityParams>;
+      const activityId = (await ownActivity(deps, input.activity_id, ctx.state.auth.userId)).id;
+      const result = await deps.engine.accumulatedWorkDuration(
+        { user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric ?? '', format: 'PARQUET' },
+        { signal: clientGone(ctx) },
+      );
+      sendTable(ctx, result);
+    },
+  );
+}
+
+/** The durations parameter: undefined (the defaults), 'all', or the listed seconds (each 1 s .. a week). */
+function requestedDurations(text: string | undefined): number[] | 'all' {
+  if (text === undefined) return [];
+  if (text.trim() === 'all') return 'all';
+  const list = text.split(',').map((part) => Number(part.trim()));
+  if (list.length > MAX_DURATIONS) throw ValidationError.single(['query', 'durations'], `at most ${MAX_DURATIONS} durations`);
+  const bad = list.find((d) => d < 1 || d > MAX_DURATION_S);
+  if (bad !== undefined) throw ValidationError.single(['query', 'durations'], `duration ${bad} is outside 1..${MAX_DURATION_S} seconds`);
+  return list;
+}
+
+function sendTable(ctx: Context, result: TableMessage): void {
+  ctx.type = PARQUET_MEDIA_TYPE;
+  ctx.body = Buffer.from(result.data);
+}

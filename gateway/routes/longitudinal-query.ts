@@ -1,0 +1,49 @@
+/**
+ * Query parameters shared by the longitudinal endpoints (interface §4): the sport filters (repeated
+ * `sport`, the deprecated comma-joined `sports`), the local-date range (`start`, `end` defaulting to today)
+ * and the deprecated `date` + `window_days` that mean the window of that many days ending on `date`.
+ */
+import { z } from 'zod';
+import { addDays, dateSchema } from '../../domain/time.js';
+import { ValidationError } from '../errors.js';
+import { queryArray, queryInt, queryString } from '../schemas/query.js';
+import { sportFilters } from './activities.js';
+
+export const sportParameters = {
+  sport: queryArray(z.string().min(1).max(200)).optional().describe('Repeated; match any. A parent sport also matches its sub-sports'),
+  sports: queryString(z.string().max(2000)).optional().meta({ deprecated: true, description: 'Deprecated: comma-separated sports; use repeated sport' }),
+};
+
+export const rangeParameters = {
+  start: queryString(dateSchema).optional().describe("Earliest local date of an activity's start (inclusive)"),
+  end: queryString(dateSchema).optional().describe("Latest local date of an activity's start (inclusive); default today (UTC)"),
+};
+
+export const deprecatedWindowParameters = {
+  date: queryString(dateSchema).optional().meta({ deprecated: true, description: 'Deprecated: the last day of the window (use end)' }),
+  window_days: queryInt({ min: 1, max: 36_600 }).optional().meta({ deprecated: true, description: 'Deprecated: days in the window ending on date (use start)' }),
+};
+
+/** The canonical sport filters; `required` makes none a 422 `Field required` on `sport`. */
+export function requestedSports(input: { sport?: string[] | undefined; sports?: string | undefined }, required: boolean): string[] {
+  const sports = sportFilters(input.sport ?? [], input.sports);
+  if (required && sports.length === 0) throw ValidationError.single(['query', 'sport'], 'Field required', 'missing');
+  return sports;
+}
+
+export interface DateRange {
+  /** Inclusive; null = unbounded. */
+  start: string | null;
+  end: string;
+}
+
+/**
+ * `start`/`end` win over the deprecated pair; `end` defaults to `date`, then today (UTC); without `start`,
+ * `window_days` counts back from `end`. A start after the end is a 422.
+ */
+export function requestedRange(input: { start?: string | undefined; end?: string | undefined; date?: string | undefined; window_days?: number | undefined }): DateRange {
+  const end = input.end ?? input.date ?? new Date().toISOString().slice(0, 10);
+  const start = input.start ?? (input.window_days !== undefined ? addDays(end, -(input.window_days - 1)) : null);
+  if (start !== null && start > end) throw ValidationError.single(['query', 'start'], `start ${start} is after end ${end}`);
+  return { start, end };
+}

@@ -1,0 +1,216 @@
+/**
+ * The analysis endpoints on the real stack: the fixture rides uploaded through the API, then their
+ * mean-max curves, AWD, longitudinal curves (with fatigue states) and segmented series read back as
+ * Parquet and compared with the goldens the reference twins computed (test/support/analytics-golden.ts).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CANONICAL_DEFAULTS } from '../../engine/kernels/canonical.js';
+import * as canonical from '../../engine/kernels/reference/canonical.js';
+import * as meanMax from '../../engine/kernels/reference/mean-max.js';
+import { DEFAULT_DURATIONS } from '../../engine/kernels/duration-grid.js';
+import { GOLDEN_DIR, GOLDEN_RIDES, decodeRide, readGolden, type CurveRow, type RideGolden } from '../support/analytics-golden.js';
+import { startStack, type TestStack } from '../support/stack.js';
+import { settled, upload, type SourceBody } from '../support/uploads.js';
+
+type Row = Record<string, unknown>;
+
+let stack: TestStack;
+let token: string;
+/** Activity id, local date and golden of each uploaded ride, oldest first. */
+let rides: { file: string; id: string; date: string; start: number; golden: RideGolden }[] = [];
+
+test.before(async () => {
+  stack = await startStack({ JOB_POLL_MS: '20' });
+  ({ token } = await stack.userWithToken(['activities:read', 'activities:write']));
+  const response = await upload(stack, token, GOLDEN_RIDES.map((file) => ({ name: file, bytes: readFileSync(path.join(GOLDEN_DIR, file)) })));
+  const { sources } = (await response.json()) as { sources: SourceBody[] };
+  for (const [index, accepted] of sources.entries()) {
+    const source = await settled(stack, token, accepted.id);
+    assert.is(source.status, 'processed', JSON.stringify(source.error));
+    const id = source.activity_ids[0]!;
+    const details = (await (await stack.get(`/api/v1/activities/${id}`, token)).json()) as { start: string; start_local: string };
+    rides.push({ file: GOLDEN_RIDES[index]!, id, date: details.start_local.slice(0, 10), start: Date.parse(details.start), golden: readGolden(GOLDEN_RIDES[index]!)! });
+  }
+  rides = rides.sort((a, b) => a.start - b.start);
+});
+
+test.after(() => stack.close());
+
+async function parquet(url: string, expectedStatus = 200): Promise<Row[]> {
+  const response = await stack.get(url, token);
+  assert.is(response.status, expectedStatus, `${url}: ${response.status}`);
+  assert.is(response.headers.get('content-type'), 'application/vnd.apache.parquet');
+  const file = await response.arrayBuffer();
+  const metadata = parquetMetadata(file);
+  return (await parquetReadObjects({ file, metadata, parsers: { timestampFromMilliseconds: (ms: bigint) => Number(ms) } })) as Row[];
+}
+
+async function columnsOf(url: string): Promise<string[]> {
+  const file = await (await stack.get(url, token)).arrayBuffer();
+  return parquetMetadata(file).schema.slice(1).map((element) => element.name);
+}
+
+function asCurve(rows: Row[], metric: string): CurveRow[] {
+  return rows.map((row) => ({ duration: Number(row.duration), value: row[metric] as number, start: new Date(row.start as number).toISOString() }));
+}
+
+function ride(file: string) {
+  return rides.find((candidate) => candidate.file === file)!;
+}
+
+async function problem(url: string): Promise<{ status: number; loc: unknown[] }> {
+  const response = await stack.get(url, token);
+  const body = (await response.json()) as { detail: { loc: unknown[] }[] };
+  return { status: response.status, loc: body.detail?.[0]?.loc ?? [] };
+}
+
+test('GET /mean-max returns the golden curve at the 19 defaults and on the full grid', async () => {
+  const { id, golden } = ride('4078723797.fit');
+  assert.equal(await columnsOf(`/api/v1/activities/${id}/mean-max`), ['duration', 'power', 'start']);
+  assert.equal(asCurve(await parquet(`/api/v1/activities/${id}/mean-max`), 'power'), golden.power!.default_grid);
+  assert.equal(asCurve(await parquet(`/api/v1/activities/${id}/mean-max?durations=all`), 'power'), golden.power!.full_grid);
+  for (const file of GOLDEN_RIDES) {
+    const { id: other, golden: expected } = ride(file);
+    if (expected.speed) assert.equal(asCurve(await parquet(`/api/v1/activities/${other}/mean-max?metric=speed`), 'speed'), expected.speed.default_grid, file);
+  }
+});
+
+test('GET /mean-max computes a listed duration exactly, even between grid points, and leaves out durations the ride did not last', async () => {
+  const { id, file } = ride('4078723797.fit');
+  const rows = asCurve(await parquet(`/api/v1/activities/${id}/mean-max?durations=1234,5,1234,99999`), 'power');
+  assert.equal(rows.map((row) => row.duration), [5, 1234]);
+  // The reference twin on the raw ride at 1234 s (not a grid point: 1230 and 1260 are).
+  const series = await decodeRide(file);
+  const grid = canonical.canonicalGrid(series.timestamps, CANONICAL_DEFAULTS);
+  const power = new Float64Array(grid.length);
+  canonical.canonicalPower(series.timestamps, series.metrics.find((metric) => metric.name === 'power')!.values, grid, CANONICAL_DEFAULTS, power);
+  const prefix = new Float64Array(power.length + 1);
+  meanMax.prefixSums(power, prefix);
+  const value = new Float64Array(1);
+  const start = new Int32Array(1);
+  meanMax.meanMax(prefix, grid.sectionStarts, Int32Array.of(1234), value, start);
+  assert.is(rows[1]!.value, value[0]);
+  assert.is(rows[1]!.start, new Date(grid.sectionAnchors[0]! + start[0]! * 1000).toISOString());
+});
+
+test('a metric the activity does not have gives an empty table with the columns, not an error', async () => {
+  const { id } = ride('4801048867.fit');
+  assert.equal(await parquet(`/api/v1/activities/${id}/mean-max?metric=power`), []);
+  assert.equal(await columnsOf(`/api/v1/activities/${id}/mean-max?metric=power`), ['duration', 'power', 'start']);
+  assert.equal(await parquet(`/api/v1/activities/${id}/accumulated-work-duration?metric=power`), []);
+});
+
+test('GET /accumulated-work-duration defaults to power for a ride and returns the golden AWD, highest intensity first', async () => {
+  for (const file of GOLDEN_RIDES) {
+    const { id, golden } = ride(file);
+    const metric = golden.power ? 'power' : 'speed';
+    const rows = await parquet(`/api/v1/activities/${id}/accumulated-work-duration${golden.power ? '' : '?metric=speed'}`);
+    assert.equal(rows.map((row) => ({ intensity: row[metric], duration: row.duration })), golden[metric]!.awd, file);
+  }
+});
+
+/** The expected longitudinal best at each default duration: the highest of the rides' curves, the earliest on ties. */
+function bestOf(curves: { id: string; sport: string; curve: CurveRow[] }[]): Row[] {
+  const out: Row[] = [];
+  for (const duration of DEFAULT_DURATIONS) {
+    let best: Row | null = null;
+    for (const { id, sport, curve } of curves) {
+      const point = curve.find((row) => row.duration === duration);
+      if (point && (best === null || point.value > (best.value as number))) best = { duration, value: point.value, start: point.start, activity_id: id, sport };
+    }
+    if (best) out.push(best);
+  }
+  return out;
+}
+
+test('GET /longitudinal-mean-max is the element-wise best of the rides, naming the ride that holds each best', async () => {
+  const rows = await parquet('/api/v1/activities/longitudinal-mean-max?sport=cycling&start=2000-01-01&end=2030-12-31');
+  const expected = bestOf(rides.filter((r) => r.golden.power).map((r) => ({ id: r.id, sport: 'cycling.road', curve: r.golden.power!.default_grid })));
+  assert.equal(rows.map((row) => ({ duration: Number(row.duration), value: row.power, start: new Date(row.start as number).toISOString(), activity_id: row.activity_id, sport: row.sport })), expected);
+  assert.equal(await columnsOf('/api/v1/activities/longitudinal-mean-max?sport=cycling&start=2000-01-01'), ['duration', 'power', 'start', 'activity_id', 'sport']);
+});
+
+test('GET /longitudinal-mean-max with after states gives each state its curve from the raw rides, omitting states none reaches', async () => {
+  const anchor = ride('4078723797.fit');
+  const end = anchor.date;
+  const start = `${Number(end.slice(0, 4)) - 1}${end.slice(4)}`;
+  const inRange = rides.filter((r) => r.golden.power && r.date >= start && r.date <= end);
+  const rows = await parquet(`/api/v1/activities/longitudinal-mean-max?sport=cycling&start=${start}&end=${end}&after=1000&after=100&after=50000&by=duration`);
+  assert.equal(await columnsOf(`/api/v1/activities/longitudinal-mean-max?sport=cycling&start=${start}&end=${end}&after=100`), ['duration', 'power', 'start', 'activity_id', 'sport', 'after']);
+  const expected: Row[] = [];
+  for (const state of [100, 1000]) {
+    for (const row of bestOf(inRange.filter((r) => r.golden.power!.after[String(state)]).map((r) => ({ id: r.id, sport: 'cycling.road', curve: r.golden.power!.after[String(state)]! })))) {
+      expected.push({ ...row, after: state });
+    }
+  }
+  assert.ok(expected.length > 0);
+  assert.equal(rows.map((row) => ({ duration: Number(row.duration), value: row.power, start: new Date(row.start as number).toISOString(), activity_id: row.activity_id, sport: row.sport, after: row.after })), expected);
+});
+
+test('GET /longitudinal-accumulated-work-duration gives max, hard, medium and easy per intensity, as Parquet or JSON', async () => {
+  const json = await stack.get('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01&format=json', token);
+  assert.is(json.status, 200);
+  const rows = (await json.json()) as { power: number; max: number; hard: number; medium: number; easy: number }[];
+  const zero = rows[rows.length - 1]!;
+  assert.is(zero.power, 0);
+  // At 0 W every recorded second counts: max is the longest training day.
+  const days = new Map<string, number>();
+  for (const r of rides.filter((candidate) => candidate.golden.power)) days.set(r.date, (days.get(r.date) ?? 0) + r.golden.power!.awd.at(-1)!.duration);
+  assert.is(zero.max, Math.max(...days.values()));
+  assert.ok(zero.easy <= zero.medium && zero.medium <= zero.hard && zero.hard <= zero.max);
+  assert.is(rows[0]!.power, 1022);
+  const parquetRows = await parquet('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01');
+  assert.is(parquetRows.length, rows.length);
+  assert.equal(Object.keys(parquetRows[0]!), ['power', 'max', 'hard', 'medium', 'easy']);
+});
+
+test('segmentation_on=power turns /data rows into segments that keep the length and the total work', async () => {
+  const { id, golden } = ride('4078723797.fit');
+  const rows = await parquet(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`);
+  assert.ok(rows.length * 15 <= golden.samples, `${rows.length} segments for ${golden.samples} samples`);
+  const seconds = rows.reduce((sum, row) => sum + (row.duration as number), 0);
+  assert.is(seconds, golden.bins);
+  const work = rows.reduce((sum, row) => sum + (row.power as number) * (row.duration as number), 0);
+  const whole = golden.power!.awd; // every recorded second at 1 Hz: total work is the mean over the ride × its length
+  assert.ok(whole.length > 0);
+  const reference = await parquet(`/api/v1/activities/${id}/data?metrics=power`);
+  const recorded = reference.reduce((sum, row) => sum + ((row.power as number | null) ?? 0), 0);
+  assert.ok(Math.abs(work - recorded) < 1e-6 * recorded, `segments ${work} J vs samples ${recorded} J`);
+  const longitudinal = await parquet(`/api/v1/activities/longitudinal-data?sport=cycling&start=2000-01-01&metrics=power&segmentation_on=power`);
+  assert.ok(longitudinal.length < 2000 && longitudinal.some((row) => row.activity_id === id));
+});
+
+test('rejects malformed analysis queries with a 422 naming the parameter', async () => {
+  const { id } = ride('4078723797.fit');
+  const cases: [string, unknown[]][] = [
+    [`/api/v1/activities/${id}/mean-max?metric=watts`, ['query', 'metric']],
+    [`/api/v1/activities/${id}/mean-max?durations=5,abc`, ['query', 'durations']],
+    [`/api/v1/activities/${id}/mean-max?durations=0`, ['query', 'durations']],
+    [`/api/v1/activities/${id}/accumulated-work-duration?metric=cadence`, ['query', 'metric']],
+    [`/api/v1/activities/${id}/data?segmentation_on=heart_rate`, ['query', 'segmentation_on']],
+    ['/api/v1/activities/longitudinal-mean-max?start=2020-01-01', ['query', 'sport']],
+    ['/api/v1/activities/longitudinal-mean-max?sport=cycling&after=1&after=2&after=3&after=4&after=5&after=6', ['query', 'after']],
+    ['/api/v1/activities/longitudinal-mean-max?sport=cycling&after=-5', ['query', 'after', 0]],
+    ['/api/v1/activities/longitudinal-mean-max?sport=cycling&after=100&start=2023-01-01&end=2024-06-01', ['query', 'start']],
+    ['/api/v1/activities/longitudinal-mean-max?sport=cycling&by=activity', ['query', 'by']],
+    ['/api/v1/activities/longitudinal-accumulated-work-duration?format=csv', ['query', 'format']],
+  ];
+  for (const [url, loc] of cases) assert.equal(await problem(url), { status: 422, loc }, url);
+});
+
+test("another user's activity is a 404 on every analysis endpoint", async () => {
+  const { id } = ride('4078723797.fit');
+  const other = await stack.userWithToken(['activities:read']);
+  for (const suffix of ['mean-max', 'accumulated-work-duration']) {
+    const response = await stack.get(`/api/v1/activities/${id}/${suffix}`, other.token);
+    assert.is(response.status, 404, suffix);
+  }
+  const empty = await stack.get('/api/v1/activities/longitudinal-mean-max?sport=cycling&start=2000-01-01', other.token);
+  assert.is(empty.status, 200);
+});
+
+test.run();
