@@ -131,12 +131,18 @@ export interface CallOptions {
 }
 
 export function callDecodeSource(client: EngineClient, request: DecodeSourceRequest, options: CallOptions = {}): Promise<CallOutcome<DecodeSourceResponse>> {
+  return callUnary<DecodeSourceResponse>(client, 'DecodeSource', request, options);
+}
+
+/** Any unary RPC of the Engine service by name, settling with its value or its error. */
+export function callUnary<T>(client: EngineClient, method: string, request: object, options: CallOptions = {}): Promise<CallOutcome<T>> {
   const metadata = new Metadata();
   if (options.token !== undefined) metadata.set('authorization', `Bearer ${options.token}`);
+  const rpc = (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!;
   return new Promise((resolve) => {
-    client.DecodeSource(request, metadata, { deadline: Date.now() + (options.deadlineMs ?? 10_000) }, (error, value) => {
+    rpc.call(client, request, metadata, { deadline: Date.now() + (options.deadlineMs ?? 10_000) }, (error: ServiceError | null, value: T) => {
       if (error) resolve({ ok: false, error });
-      else resolve({ ok: true, value: value! });
+      else resolve({ ok: true, value });
     });
   });
 }

@@ -1,0 +1,197 @@
+/**
+ * The analysis RPCs over real gRPC on the real engine and an in-memory store, with activities inserted
+ * directly (test/support/activities.ts): table formats, every INVALID_ARGUMENT the proto documents, and
+ * the analysis caches — computed when missing, recomputed when stale, brought up to date by the backfill,
+ * and never paired with another series when ingest races a computation.
+ */
+import { status, type ServiceError } from '@grpc/grpc-js';
+import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ANALYSIS_VERSION, decodeAnalysis } from '../../engine/analysis/activity-analysis.js';
+import { curveAt } from '../../engine/analysis/curves.js';
+import { errorCodeOf } from '../../engine/errors.js';
+import { createPool, type EnginePool } from '../../engine/pool/pool.js';
+import { refreshAnalysis, startAnalysisBackfill } from '../../engine/service/analysis-cache.js';
+import type { ActivityRecord, Store } from '../../storage/store.js';
+import { insertActivity } from '../support/activities.js';
+import { callUnary, openTestStore, silentLogger, startTestEngine, statusName, type CallOutcome, type TestEngine } from './support.js';
+
+const USER = 'u1';
+const DAY = 86_400_000;
+const T0 = Date.UTC(2024, 4, 1, 6);
+
+let store: Store;
+let engine: TestEngine;
+let pool: EnginePool;
+let rides: ActivityRecord[] = [];
+
+interface TableMessage { data: Uint8Array; rows: string }
+
+/** A one-hour ride at 1 Hz: a steady level with a 5-minute effort starting at `effortAt` s, and distance. */
+function ride(day: number, level: number, effortAt: number) {
+  return insertActivity(store, USER, {
+    sport: 'cycling.road',
+    start: T0 + day * DAY,
+    series: {
+      rows: 3600,
+      metrics: { power: (i) => (i >= effortAt && i < effortAt + 300 ? level + 150 : level), distance: (i) => i * 9 },
+    },
+  });
+}
+
+test.before(async () => {
+  store = await openTestStore();
+  engine = await startTestEngine(store);
+  pool = createPool({ threads: 1 });
+  rides = [await ride(0, 200, 600), await ride(1, 210, 1200), await ride(2, 190, 1800)];
+});
+
+test.after(async () => {
+  await engine.close();
+  await pool.destroy();
+  await store.close();
+});
+
+function call(method: string, request: object): Promise<CallOutcome<TableMessage>> {
+  return callUnary<TableMessage>(engine.client, method, request);
+}
+
+async function table(method: string, request: object) {
+  const outcome = await call(method, { format: 'ARROW_IPC', ...request });
+  if (!outcome.ok) throw new Error(`${method}: ${outcome.error.details}`);
+  return tableFromIPC(outcome.value.data);
+}
+
+async function refused(method: string, request: object): Promise<ServiceError> {
+  const outcome = await call(method, request);
+  assert.not.ok(outcome.ok, `${method} ${JSON.stringify(request)} should fail`);
+  return (outcome as { error: ServiceError }).error;
+}
+
+test('GetMeanMax answers with duration int64 seconds, the metric as float64 and start as timestamp[ms, UTC]', async () => {
+  const result = await table('GetMeanMax', { user_id: USER, activity_id: rides[0]!.id, durations: [300, 1] });
+  assert.equal(result.schema.fields.map((field) => field.name), ['duration', 'power', 'start']);
+  assert.ok(DataType.isInt(result.schema.fields[0]!.type) && result.schema.fields[0]!.type.bitWidth === 64);
+  const start = result.schema.fields[2]!.type as Timestamp;
+  assert.is(start.unit, TimeUnit.MILLISECOND);
+  assert.is(start.timezone, 'UTC');
+  assert.equal(result.toArray().map((row) => row.toJSON()), [
+    { duration: 1n, power: 350, start: T0 + 600_000 },
+    { duration: 300n, power: 350, start: T0 + 600_000 },
+  ]);
+});
+
+test('every malformed analysis request is INVALID_ARGUMENT naming the problem', async () => {
+  const id = rides[0]!.id;
+  const cases: [string, object, RegExp][] = [
+    ['GetMeanMax', { user_id: USER, activity_id: id, metric: 'watts' }, /metric must be power or speed/],
+    ['GetMeanMax', { user_id: USER, activity_id: id, durations: [0] }, /duration 0/],
+    ['GetMeanMax', { user_id: USER, activity_id: id, durations: [5], all_durations: true }, /not both/],
+    ['GetMeanMax', { user_id: '', activity_id: id }, /user_id must not be empty/],
+    ['GetAccumulatedWorkDuration', { user_id: USER, activity_id: id, metric: 'cadence' }, /metric/],
+    ['GetLongitudinalMeanMax', { user_id: USER, sports: [] }, /at least one sport/],
+    ['GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], start_date: '2024-01-01', end_date: '2024-12-31', after: [1, 2, 3, 4, 5, 6] }, /at most 5 after states/],
+    ['GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], start_date: '2024-01-01', end_date: '2024-12-31', after: [-1] }, /after -1/],
+    ['GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], after: [10] }, /need start_date and end_date/],
+    ['GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], start_date: '2023-05-01', end_date: '2024-05-02', after: [10] }, /at most one year/],
+    ['GetLongitudinalAccumulatedWorkDuration', { user_id: USER, start_date: '2024-13-01' }, /not a date/],
+  ];
+  for (const [method, request, message] of cases) {
+    const error = await refused(method, request);
+    assert.is(statusName(error.code), 'INVALID_ARGUMENT', `${method}: ${error.details}`);
+    assert.match(error.details, message);
+  }
+  // Exactly one year is allowed.
+  assert.ok((await call('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], start_date: '2023-05-02', end_date: '2024-05-02', after: [10] })).ok);
+});
+
+test("another user's activity is NOT_FOUND; an activity without its series is FAILED_PRECONDITION series_missing", async () => {
+  const error = await refused('GetMeanMax', { user_id: 'someone-else', activity_id: rides[0]!.id });
+  assert.is(error.code, status.NOT_FOUND);
+  const orphan = await ride(30, 100, 0);
+  await store.blobs.delete(orphan.series_key);
+  const missing = await refused('GetAccumulatedWorkDuration', { user_id: USER, activity_id: orphan.id });
+  assert.is(error.code, status.NOT_FOUND);
+  assert.is(missing.code, status.FAILED_PRECONDITION);
+  assert.is(errorCodeOf(missing), 'series_missing');
+  await store.activities.deleteMany({ id: orphan.id });
+});
+
+test('a longitudinal call computes missing caches, stores them, and names them in the records', async () => {
+  const before = await store.activities.get(rides[1]!.id);
+  assert.is(before!.analysis_key, undefined);
+  const result = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], durations: [300] });
+  // The 5-minute effort of the second ride (360 W) is the best.
+  assert.equal(result.toArray().map((row) => row.toJSON()), [
+    { duration: 300n, power: 360, start: T0 + DAY + 1_200_000, activity_id: rides[1]!.id, sport: 'cycling.road' },
+  ]);
+  for (const { id } of rides) {
+    const record = await store.activities.get(id);
+    assert.is(record!.analysis_version, ANALYSIS_VERSION);
+    assert.ok(await store.blobs.get(record!.analysis_key!), 'the cache blob exists');
+  }
+});
+
+test('a duration between cached grid points is interpolated from each cache; ties go to the earliest activity', async () => {
+  const record = (await store.activities.get(rides[0]!.id))!;
+  const cached = decodeAnalysis((await store.blobs.get(record.analysis_key!))!);
+  const expected = curveAt(cached.curves.power!, 1234)!;
+  const result = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling.road'], end_date: '2024-05-01', durations: [1234] });
+  assert.equal(result.toArray().map((row) => row.toJSON()), [
+    { duration: 1234n, power: expected.value, start: expected.start, activity_id: rides[0]!.id, sport: 'cycling.road' },
+  ]);
+  // Two identical rides: the earlier one holds the best.
+  const twinA = await ride(100, 250, 0);
+  const twinB = await ride(101, 250, 0);
+  const tie = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], start_date: '2024-08-09', durations: [60] });
+  assert.is(tie.getChild('activity_id')!.get(0), twinA.id);
+  await store.activities.deleteMany({ id: { $in: [twinA.id, twinB.id] } });
+});
+
+test('a cache of another algorithm version is recomputed and the old blob deleted', async () => {
+  const record = (await store.activities.get(rides[2]!.id))!;
+  const oldKey = record.analysis_key!;
+  await store.activities.updateOne({ id: record.id }, { set: { analysis_version: ANALYSIS_VERSION - 1 } });
+  await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], durations: [60] });
+  const after = (await store.activities.get(record.id))!;
+  assert.is(after.analysis_version, ANALYSIS_VERSION);
+  assert.is.not(after.analysis_key, oldKey);
+  assert.is(await store.blobs.get(oldKey), null);
+});
+
+test('a computation that loses a race with ingest leaves the record alone and deletes its own blob', async () => {
+  const record = (await store.activities.get(rides[0]!.id))!;
+  // Ingest replaced the activity (and its cache key) after this computation read the record.
+  const stale = { ...record, analysis_key: 'analysis:replaced-meanwhile' };
+  const before = await store.blobs.deletePrefix(`analysis:${record.id}:`);
+  assert.ok(before >= 1);
+  await refreshAnalysis({ store, pool }, stale, new AbortController().signal);
+  const after = (await store.activities.get(record.id))!;
+  assert.is(after.analysis_key, record.analysis_key, 'the record still names the key ingest wrote');
+  assert.is(await store.blobs.deletePrefix(`analysis:${record.id}:`), 0, 'the losing computation left no blob behind');
+});
+
+test('the backfill brings every activity without a current cache up to date, then stops', async () => {
+  const fresh = [await ride(200, 150, 0), await ride(201, 160, 0), await ride(202, 170, 0)];
+  await store.activities.updateOne({ id: rides[0]!.id }, { set: { analysis_version: 0 } });
+  const backfill = startAnalysisBackfill({ store, pool, logger: silentLogger() });
+  await backfill.done;
+  for (const { id } of [...fresh, rides[0]!]) {
+    const record = (await store.activities.get(id))!;
+    assert.is(record.analysis_version, ANALYSIS_VERSION, id);
+    assert.ok(await store.blobs.get(record.analysis_key!));
+  }
+  await backfill.stop();
+  await store.activities.deleteMany({ id: { $in: fresh.map((record) => record.id) } });
+});
+
+test('GetLongitudinalAccumulatedWorkDuration defaults to power for cycling filters and to speed otherwise', async () => {
+  const power = await table('GetLongitudinalAccumulatedWorkDuration', { user_id: USER, sports: ['cycling'] });
+  assert.equal(power.schema.fields.map((field) => field.name), ['power', 'max', 'hard', 'medium', 'easy']);
+  const speed = await table('GetLongitudinalAccumulatedWorkDuration', { user_id: USER, sports: ['running'] });
+  assert.equal(speed.schema.fields.map((field) => field.name), ['speed', 'max', 'hard', 'medium', 'easy']);
+  assert.is(speed.numRows, 0, 'no running activity: no rows');
+});
+
+test.run();
