@@ -13,7 +13,7 @@ import type {
   MeanMaxTableTask, TableFile,
 } from '../pool/tasks.js';
 import { awdRows, longitudinalAwdRows } from './accumulated-work.js';
-import { analyzeActivity, AWD_RESOLUTION, cacheGrid, decodeAnalysis, encodeAnalysis, histogramOf } from './activity-analysis.js';
+import { analyzeActivity, AWD_RESOLUTION, decodeAnalysis, encodeAnalysis, histogramOf } from './activity-analysis.js';
 import { canonicalSeries, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
 import { afterCurves, emptyBest, foldCurve, meanMaxCurve, prefixOf, type BestCurve, type MetricCurve } from './curves.js';
 import { resultTable, type Column, type ResultTable } from './tables.js';
@@ -52,7 +52,7 @@ export function cachedMeanMax(task: CachedMeanMaxTask): TableFile {
   if (durations === null) {
     let longest = 0;
     for (const curve of curves) if (curve !== null && curve.durations.length > 0) longest = Math.max(longest, curve.durations[curve.durations.length - 1]!);
-    durations = cacheGrid(longest);
+    durations = fullGrid(longest);
   }
   const best = emptyBest(durations);
   curves.forEach((curve, holder) => {

@@ -134,6 +134,13 @@ test('GET /longitudinal-mean-max is the element-wise best of the rides, naming t
   assert.equal(await columnsOf('/api/v1/activities/longitudinal-mean-max?sport=cycling&start=2000-01-01'), ['duration', 'power', 'start', 'activity_id', 'sport']);
 });
 
+test('GET /longitudinal-mean-max?durations=all over one ride is that ride\'s full grid, read from its cache', async () => {
+  const { id, date, golden } = ride('4078723797.fit');
+  const rows = await parquet(`/api/v1/activities/longitudinal-mean-max?sport=cycling&start=${date}&end=${date}&durations=all`);
+  assert.ok(rows.every((row) => row.activity_id === id));
+  assert.equal(asCurve(rows, 'power'), golden.power!.full_grid);
+});
+
 test('GET /longitudinal-mean-max with after states gives each state its curve from the raw rides, omitting states none reaches', async () => {
   const anchor = ride('4078723797.fit');
   const end = anchor.date;
