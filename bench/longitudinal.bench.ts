@@ -9,8 +9,9 @@
  * Targets: (a) ≤ 10 ms in the engine; (c) ≤ 1 s. Each case is timed at the gRPC client and "in the engine":
  * the same handler (engine/service/analyses.ts getLongitudinalMeanMax) called in this process on the same
  * store with a pool of its own, so the figure is store reads + pool + kernels + table encoding, without
- * gRPC framing and loopback transfer. A breakdown (store reads, thread hop, decode, kernels) follows on a
- * second line. The after=0 curve, computed exactly from raw data, is checked against the cached curve.
+ * gRPC framing and loopback transfer (the stack runs in this process, so the client shares its cores). A
+ * breakdown (store reads, thread hop, decode, kernels; (c) on a 1-thread pool; a worker's start-up) follows
+ * on a second line. The after=0 curve, computed exactly from raw data, is checked against the cached curve.
  *
  * Calling the engine from a batch job (this file is also the worked example):
  *
@@ -38,18 +39,19 @@ import { Metadata, type CallOptions, type ClientUnaryCall, type requestCallback 
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { addDays, yearBefore } from '../domain/time.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
+import { decodeAnalysis } from '../engine/analysis/activity-analysis.js';
 import { cachedMeanMax } from '../engine/analysis/analysis-tasks.js';
-import { canonicalSeries, metricValues } from '../engine/analysis/canonical-series.js';
+import { canonicalSeries, metricValues, type CanonicalSeries } from '../engine/analysis/canonical-series.js';
 import { afterCurves, prefixOf } from '../engine/analysis/curves.js';
 import { decodeSeriesIpc } from '../engine/ingest/arrow.js';
 import type { RecordedSeries } from '../engine/ingest/series.js';
 import { DEFAULT_DURATIONS } from '../engine/kernels/duration-grid.js';
-import { createPool } from '../engine/pool/pool.js';
+import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { createEngineClient, type EngineClient } from '../engine/proto.js';
-import { matchingActivities } from '../engine/service/activity-selection.js';
+import { matchingActivities, type Selection } from '../engine/service/activity-selection.js';
 import { loadAnalyses } from '../engine/service/analysis-cache.js';
 import { getLongitudinalMeanMax, type GetLongitudinalMeanMaxRequest } from '../engine/service/analyses.js';
-import type { ActivityRecord } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import { insertActivity } from '../test/support/activities.js';
 import { startStack } from '../test/support/stack.js';
 
@@ -88,8 +90,8 @@ function longitudinalMeanMax(client: AnalysisClient, metadata: Metadata, request
 // ---------------------------------------------------------------------------------------------------------
 // The season: seeded, so every run measures the same rides.
 
-/** mulberry32. */
-function random(seed: number): () => number {
+/** mulberry32: a small seeded generator. */
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -163,27 +165,32 @@ export function seasonRide(seconds: number, seed: number, level: number): { powe
 }
 
 /** Inserts the season (ride k on LAST_DAY − k, 07:00 UTC); endurance level 180–230 W, rising through it. */
-async function insertSeason(stack: Awaited<ReturnType<typeof startStack>>, userId: string): Promise<ActivityRecord[]> {
-  const records: ActivityRecord[] = [];
+async function insertSeason(store: Store, userId: string): Promise<void> {
   const levels = random(7);
   for (let k = 0; k < RIDES; k++) {
     const day = addDays(LAST_DAY, -k);
     const level = 180 + 40 * ((RIDES - k) / RIDES) + 10 * levels();
     const { power, distance } = seasonRide(RIDE_S, 1000 + k, level);
-    records.push(await insertActivity(stack.store, userId, {
+    await insertActivity(store, userId, {
       sport: 'cycling.road',
       start: Date.parse(`${day}T07:00:00Z`),
       series: { rows: RIDE_S, metrics: { power: (i) => power[i]!, distance: (i) => distance[i]! } },
-    }));
+    });
   }
-  return records;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Timing
 
+type Work = () => Promise<unknown> | unknown;
+
+function middle(times: number[]): number {
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1]!;
+}
+
 /** Median wall time (ms) of `runs` calls of `work`, after `warmUp` unmeasured ones. */
-async function median(runs: number, work: () => Promise<unknown>, warmUp = 2): Promise<number> {
+async function median(runs: number, work: Work, warmUp = 2): Promise<number> {
   for (let w = 0; w < warmUp; w++) await work();
   const times: number[] = [];
   for (let r = 0; r < runs; r++) {
@@ -191,17 +198,28 @@ async function median(runs: number, work: () => Promise<unknown>, warmUp = 2): P
     await work();
     times.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1]!;
+  return middle(times);
 }
 
-async function timed<T>(work: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
-  const started = performance.now();
-  const value = await work();
-  return { ms: performance.now() - started, value };
+/** Medians (ms) of `a` and `b` run alternately, so both meet the same moments of a noisy machine. */
+async function pairedMedians(runs: number, a: Work, b: Work, warmUp = 2): Promise<[number, number]> {
+  for (let w = 0; w < warmUp; w++) {
+    await a();
+    await b();
+  }
+  const times: [number[], number[]] = [[], []];
+  for (let r = 0; r < runs; r++) {
+    for (const [k, work] of [a, b].entries()) {
+      const started = performance.now();
+      await work();
+      times[k]!.push(performance.now() - started);
+    }
+  }
+  return [middle(times[0]), middle(times[1])];
 }
 
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0));
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const verdict = (value: number, target: number) => (value <= target ? `target ≤ ${target} ms met` : `TARGET ≤ ${target} ms MISSED`);
 
 /** The curve at (after, duration) → [value, activity id]; after = −1 without states. */
@@ -215,6 +233,72 @@ function curveOf(table: Table, metric = 'power'): Map<string, [number, string]> 
   return out;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Where the time goes: the handler's steps one at a time, on this thread unless said.
+
+/**
+ * The cached path as the handler runs it (store query → loadAnalyses → cachedMeanMax in the pool, the caches
+ * transferred), each step timed, medians per step; then the blob reads alone and the task's work on this thread.
+ */
+async function cachedBreakdown(store: Store, pool: EnginePool, userId: string, selection: Selection): Promise<string> {
+  const signal = new AbortController().signal;
+  const durations = Int32Array.from(DEFAULT_DURATIONS);
+  const steps: [number[], number[], number[]] = [[], [], []];
+  for (let r = 0; r < 23; r++) {
+    const t0 = performance.now();
+    const records = await matchingActivities(store, userId, selection);
+    const t1 = performance.now();
+    const analyses = (await loadAnalyses({ store, pool }, records, signal)).map((cache) => cache!);
+    const t2 = performance.now();
+    const activities = records.map((record) => ({ id: record.id, sport: record.sport }));
+    await pool.run('cachedMeanMax', { analyses, activities, metric: 'power', durations, format: 'arrow_ipc' }, { signal, transferList: analyses });
+    const t3 = performance.now();
+    if (r < 3) continue; // warm-up
+    steps[0].push(t1 - t0);
+    steps[1].push(t2 - t1);
+    steps[2].push(t3 - t2);
+  }
+  const [query, load, task] = steps.map(middle) as [number, number, number];
+
+  const records = await matchingActivities(store, userId, selection);
+  const reads = await median(15, async () => {
+    for (const record of records) await store.blobs.get(record.analysis_key!);
+  });
+  const analyses = (await loadAnalyses({ store, pool }, records, signal)).map((cache) => cache!);
+  const bytes = analyses.reduce((sum, cache) => sum + cache.byteLength, 0);
+  const power = decodeAnalysis(new Uint8Array(analyses[0]!)).curves.power!;
+  const powerBytes = power.durations.byteLength + power.values.byteLength + power.starts.byteLength;
+  const activities = records.map((record) => ({ id: record.id, sport: record.sport }));
+  const decode = await median(15, () => analyses.map((cache) => decodeAnalysis(new Uint8Array(cache))));
+  const work = await median(15, () => cachedMeanMax({ analyses, activities, metric: 'power', durations, format: 'arrow_ipc' })); // nothing detached here
+  return `(a) store query ${ms(query)} ms, loadAnalyses ${ms(load)} ms (${records.length} blob reads alone ${ms(reads)} ms for ${mb(bytes)}: ` +
+    `${(analyses[0]!.byteLength / 1e3).toFixed(1)} kB a cache, of which the power curve is ${(powerBytes / 1e3).toFixed(1)} kB; then a copy of each), ` +
+    `cachedMeanMax pool task ${ms(task)} ms (its work on this thread: ${ms(work)} ms, of which decoding the caches ${ms(decode)} ms; the rest is the thread hop)`;
+}
+
+async function afterBreakdown(store: Store, userId: string, selection: Selection): Promise<string> {
+  const records = await matchingActivities(store, userId, selection);
+  let stored: Uint8Array[] = [];
+  const reads = await median(3, async () => {
+    stored = [];
+    for (const record of records) stored.push((await store.blobs.get(record.series_key))!);
+  }, 1);
+  const bytes = stored.reduce((sum, blob) => sum + blob.byteLength, 0);
+  let recorded: RecordedSeries[] = [];
+  const decode = await median(3, () => { recorded = stored.map((blob) => decodeSeriesIpc(blob)); }, 1);
+  let canonical: CanonicalSeries[] = [];
+  const grid = await median(3, () => { canonical = recorded.map((series) => canonicalSeries(series)); }, 1);
+  const durations = Int32Array.from(DEFAULT_DURATIONS);
+  const thresholds = AFTER_KJ.map((kj) => kj * 1000);
+  const kernels = await median(3, () => {
+    for (const series of canonical) afterCurves(series, prefixOf(metricValues(series, 'power')!), durations, thresholds);
+  }, 1);
+  return `(c) ${records.length} series blob reads ${ms(reads)} ms for ${mb(bytes)}, Arrow IPC decode ${ms(decode)} ms, canonical 1 s series ${ms(grid)} ms, ` +
+    `prefix sums + meanMaxAfter (5 states × 19) ${ms(kernels)} ms (the engine runs decode and kernels on 2 threads, 24 activities a task)`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
 export async function run(): Promise<string> {
   const stack = await startStack({ ENGINE_THREADS: '2' });
   const pool = createPool({ threads: 2 }); // "in the engine": the handler in this process, on the same store
@@ -222,88 +306,73 @@ export async function run(): Promise<string> {
   const metadata = authorizationMetadata(null); // the stack sets no ENGINE_TOKEN
   try {
     const { userId } = await stack.userWithToken(['activities:read']);
-    const inserting = await timed(() => insertSeason(stack, userId));
+    await insertSeason(stack.store, userId);
     const firstDay = addDays(LAST_DAY, -(RIDES - 1));
     const base: GetLongitudinalMeanMaxRequest = {
       user_id: userId, sports: ['cycling'], start_date: firstDay, end_date: LAST_DAY, metric: 'power', format: 'ARROW_IPC',
     };
     const cached = { ...base, durations: [], all_durations: false, after: [] };
     const all = { ...base, durations: [], all_durations: true, after: [] };
-    // "with states ... a range longer than one year" is INVALID_ARGUMENT: exactly one year, covering the season.
-    const withAfter = { ...base, start_date: yearBefore(LAST_DAY), durations: [], all_durations: false, after: AFTER_KJ };
+    // With states a range over one year is INVALID_ARGUMENT: exactly one year, which covers the season.
+    const withAfter = { ...base, start_date: yearBefore(LAST_DAY), after: AFTER_KJ };
 
-    const warming = await timed(() => longitudinalMeanMax(client, metadata, cached)); // computes the 300 caches
+    const warming = performance.now();
+    await longitudinalMeanMax(client, metadata, cached); // computes the 300 caches
+    const warmMs = performance.now() - warming;
+
     const handler = getLongitudinalMeanMax({ store: stack.store, pool });
     const inEngine = (request: GetLongitudinalMeanMaxRequest) => () =>
       handler(request, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS });
+    const overGrpc = (request: GetLongitudinalMeanMaxRequest) => () => longitudinalMeanMax(client, metadata, request);
 
-    // (a) and (b): from the caches.
-    const aClient = await median(31, () => longitudinalMeanMax(client, metadata, cached), 5);
-    const aEngine = await median(31, inEngine(cached), 5);
-    const bClient = await median(21, () => longitudinalMeanMax(client, metadata, all), 3);
-    const bEngine = await median(21, inEngine(all), 3);
+    const [aClient, aEngine] = await pairedMedians(51, overGrpc(cached), inEngine(cached), 5);
+    const [bClient, bEngine] = await pairedMedians(31, overGrpc(all), inEngine(all), 3);
+    const [cClient, cEngine] = await pairedMedians(9, overGrpc(withAfter), inEngine(withAfter), 1);
     const cachedTable = await longitudinalMeanMax(client, metadata, cached);
     const allTable = await longitudinalMeanMax(client, metadata, all);
-
-    // (c): five states from the raw series.
-    const cClient = await median(5, () => longitudinalMeanMax(client, metadata, withAfter), 1);
-    const cEngine = await median(5, inEngine(withAfter), 1);
     const afterTable = await longitudinalMeanMax(client, metadata, withAfter);
 
-    // after = 0 is the whole activity: exactly the cached curve at the default durations (both exact there).
+    // after = 0 is the whole activity, exact from the raw series: the cached curve at the defaults (exact there).
     const fromCache = curveOf(cachedTable);
     const fromRaw = curveOf(afterTable);
     let differ = 0;
-    for (const d of DEFAULT_DURATIONS) {
-      const a = fromCache.get(`-1@${d}`);
-      const b = fromRaw.get(`0@${d}`);
-      if (a?.[0] !== b?.[0] || a?.[1] !== b?.[1]) differ++;
+    for (const [key, [value, holder]] of fromCache) {
+      const raw = fromRaw.get(key.replace(/^-1@/, '0@'));
+      if (raw?.[0] !== value || raw[1] !== holder) differ++;
     }
     const reached = AFTER_KJ.filter((kj) => [...fromRaw.keys()].some((key) => key.startsWith(`${kj}@`)));
 
-    // Where the time goes, one thread, cached case: the store query, the cache reads, the pool hop, the fold.
-    const selection = { sports: ['cycling'], startDate: firstDay, endDate: LAST_DAY };
-    const signal = new AbortController().signal;
-    const query = await median(11, () => matchingActivities(stack.store, userId, selection));
-    const records = await matchingActivities(stack.store, userId, selection);
-    const cacheReads = await median(11, () => loadAnalyses({ store: stack.store, pool }, records, signal));
-    const analyses = await loadAnalyses({ store: stack.store, pool }, records, signal);
-    const cacheBytes = analyses.reduce((sum, cache) => sum + (cache?.byteLength ?? 0), 0);
-    const labels = records.map((record) => ({ id: record.id, sport: record.sport }));
-    const durations = Int32Array.from(DEFAULT_DURATIONS);
-    const copies = () => analyses.map((cache) => cache!.slice(0));
-    const foldInThread = await median(11, async () => cachedMeanMax({ analyses: copies(), activities: labels, metric: 'power', durations, format: 'arrow_ipc' }));
-    const foldInPool = await median(11, async () => {
-      const moved = copies();
-      await pool.run('cachedMeanMax', { analyses: moved, activities: labels, metric: 'power', durations, format: 'arrow_ipc' }, { transferList: moved });
-    });
+    // The same request on a pool of one thread, and what starting a worker costs (Piscina retires a thread
+    // above minThreads as soon as it is idle, so a burst that needs it starts it again).
+    const single = createPool({ threads: 1 });
+    let cTwoThreads: number;
+    let cOneThread: number;
+    let startUp: number;
+    try {
+      const singleHandler = getLongitudinalMeanMax({ store: stack.store, pool: single });
+      [cTwoThreads, cOneThread] = await pairedMedians(7, inEngine(withAfter), () =>
+        singleHandler(withAfter, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS }), 1);
+      const starting = performance.now();
+      const fresh = createPool({ threads: 1 });
+      await fresh.run('cachedMeanMax', { analyses: [], activities: [], metric: 'power', durations: Int32Array.of(1), format: 'arrow_ipc' });
+      startUp = performance.now() - starting;
+      await fresh.destroy();
+    } finally {
+      await single.destroy();
+    }
 
-    // After states, one thread: reading the 300 series, decoding the IPC, the canonical series, the kernel.
-    const seriesRead = await timed(async () => {
-      const out: Uint8Array[] = [];
-      for (const record of records) out.push((await stack.store.blobs.get(record.series_key))!.slice());
-      return out;
-    });
-    const seriesBytes = seriesRead.value.reduce((sum, bytes) => sum + bytes.byteLength, 0);
-    const decoded = await timed(() => seriesRead.value.map((bytes) => decodeSeriesIpc(bytes)));
-    const canonical = await timed(() => decoded.value.map((recorded: RecordedSeries) => canonicalSeries(recorded)));
-    const thresholds = AFTER_KJ.map((kj) => kj * 1000);
-    const kernels = await timed(() => {
-      for (const series of canonical.value) afterCurves(series, prefixOf(metricValues(series, 'power')!), durations, thresholds);
-    });
-
+    const selection: Selection = { sports: ['cycling'], startDate: firstDay, endDate: LAST_DAY };
     const summary =
-      `300 × 2 h rides (${RIDES * RIDE_S} s of 1 Hz data; inserted in ${(inserting.ms / 1000).toFixed(1)} s, caches computed by the first call in ${ms(warming.ms)} ms): ` +
-      `(a) from caches, 19 defaults: ${ms(aEngine)} ms in the engine (${verdict(aEngine, TARGET_CACHED_MS)}), ${ms(aClient)} ms at the gRPC client, ${cachedTable.numRows} rows; ` +
+      `${RIDES} rides × 7,200 s (caches computed by the first call in ${ms(warmMs)} ms), medians: ` +
+      `(a) from caches, default durations: ${ms(aEngine)} ms in the engine (${verdict(aEngine, TARGET_CACHED_MS)}), ${ms(aClient)} ms at the gRPC client, ${cachedTable.numRows} rows; ` +
       `(b) all durations: ${ms(bEngine)} ms in the engine, ${ms(bClient)} ms at the client, ${allTable.numRows} rows; ` +
-      `(c) after ${AFTER_KJ.join(',')} kJ from raw series over one year: ${ms(cEngine)} ms in the engine, ${ms(cClient)} ms at the client (${verdict(cClient, TARGET_AFTER_MS)}), ` +
-      `${afterTable.numRows} rows, states reached ${reached.join(',')} kJ; after=0 vs cached curve: ${differ === 0 ? 'identical' : `${differ} of ${DEFAULT_DURATIONS.length} durations DIFFER`} ` +
-      `(medians; client ÷ engine: a ×${(aClient / aEngine).toFixed(1)}, c ×${(cClient / cEngine).toFixed(2)})`;
-    const breakdown =
-      `where the time goes (one thread unless said): (a) store query ${ms(query)} ms, ${records.length} cache reads ${ms(cacheReads)} ms (${(cacheBytes / 1e6).toFixed(1)} MB), ` +
-      `fold + Arrow table in this thread ${ms(foldInThread)} ms, same as a pool task (transfer both ways) ${ms(foldInPool)} ms; ` +
-      `(c) ${records.length} series reads ${ms(seriesRead.ms)} ms (${(seriesBytes / 1e6).toFixed(1)} MB), IPC decode ${ms(decoded.ms)} ms, canonical series ${ms(canonical.ms)} ms, ` +
-      `prefix sums + meanMaxAfter (5 states × 19) ${ms(kernels.ms)} ms; the engine splits decode and kernels over 2 threads, batches of 24`;
+      `(c) after ${AFTER_KJ.join(', ')} kJ from raw series over one year: ${ms(cEngine)} ms in the engine, ${ms(cClient)} ms at the client (${verdict(cClient, TARGET_AFTER_MS)}), ` +
+      `${afterTable.numRows} rows, states reached: ${reached.join(', ')} kJ; ` +
+      `client ÷ engine (same run): a ×${(aClient / aEngine).toFixed(2)}, b ×${(bClient / bEngine).toFixed(2)}, c ×${(cClient / cEngine).toFixed(2)}; (c) ÷ (a) in the engine ×${(cEngine / aEngine).toFixed(0)}; ` +
+      `after=0 vs cached curve: ${differ === 0 ? 'identical' : `${differ} of ${fromCache.size} durations DIFFER`}`;
+    const breakdown = `where the time goes: ${await cachedBreakdown(stack.store, pool, userId, selection)}; ${await afterBreakdown(stack.store, userId, selection)}; ` +
+      `(c) in the engine on a 1-thread pool ${ms(cOneThread)} ms against ${ms(cTwoThreads)} ms on 2 (paired, 2 ÷ 1 threads ×${(cTwoThreads / cOneThread).toFixed(2)}); ` +
+      `a new worker thread's start-up ${ms(startUp)} ms`;
     return `${summary}\n  ${breakdown}`;
   } finally {
     client.close();

@@ -32,9 +32,11 @@ export interface EnginePool {
 const WORKER_FILE = new URL('./worker.js', import.meta.url).href;
 
 export function createPool(options: PoolOptions): EnginePool {
+  // Every thread stays up: a thread started on demand costs ~200 ms (loading the worker's modules),
+  // more than most tasks, and Piscina would end an idle one at once (idleTimeout 0).
   const piscina = new Piscina({
     filename: WORKER_FILE,
-    minThreads: Math.min(1, options.threads),
+    minThreads: options.threads,
     maxThreads: options.threads,
   });
   // Admission is counted here: Piscina keeps tasks that carry an AbortSignal (all of ours) in a
