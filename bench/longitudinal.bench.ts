@@ -8,9 +8,9 @@
  *
  * Targets: (a) ≤ 10 ms in the engine; (c) ≤ 1 s. Each case is timed at the gRPC client and "in the engine":
  * the same handler (engine/service/analyses.ts getLongitudinalMeanMax) called in this process on the same
- * store with a pool of its own, so the figure is store reads + pool + kernels + table encoding, without
+ * store with a pool and an analysis memory of its own, so the figure is store reads + pool + kernels + table encoding, without
  * gRPC framing and loopback transfer (the stack runs in this process, so the client shares its cores). A
- * breakdown (store reads, thread hop, decode, kernels; (c) on a 1-thread pool; a worker's start-up) follows
+ * breakdown (store query, caches, fold, table; (c) reads, decode, kernels, on a 1-thread pool; a worker's start-up) follows
  * on a second line. The after=0 curve, computed exactly from raw data, is checked against the cached curve.
  *
  * Calling the engine from a batch job (this file is also the worked example):
@@ -39,17 +39,15 @@ import { Metadata, type CallOptions, type ClientUnaryCall, type requestCallback 
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { addDays, yearBefore } from '../domain/time.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
-import { decodeAnalysis } from '../engine/analysis/activity-analysis.js';
-import { cachedMeanMax } from '../engine/analysis/analysis-tasks.js';
 import { canonicalSeries, metricValues, type CanonicalSeries } from '../engine/analysis/canonical-series.js';
-import { afterCurves, prefixOf } from '../engine/analysis/curves.js';
+import { afterCurves, emptyBest, foldCurve, prefixOf } from '../engine/analysis/curves.js';
 import { decodeSeriesIpc } from '../engine/ingest/arrow.js';
 import type { RecordedSeries } from '../engine/ingest/series.js';
 import { DEFAULT_DURATIONS } from '../engine/kernels/duration-grid.js';
 import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { createEngineClient, type EngineClient } from '../engine/proto.js';
 import { matchingActivities, type Selection } from '../engine/service/activity-selection.js';
-import { loadAnalyses } from '../engine/service/analysis-cache.js';
+import { ANALYSIS_MEMO_BYTES, AnalysisMemo, loadAnalyses } from '../engine/service/analysis-cache.js';
 import { getLongitudinalMeanMax, type GetLongitudinalMeanMaxRequest } from '../engine/service/analyses.js';
 import type { Store } from '../storage/store.js';
 import { insertActivity } from '../test/support/activities.js';
@@ -237,43 +235,38 @@ function curveOf(table: Table, metric = 'power'): Map<string, [number, string]> 
 // Where the time goes: the handler's steps one at a time, on this thread unless said.
 
 /**
- * The cached path as the handler runs it (store query → loadAnalyses → cachedMeanMax in the pool, the caches
- * transferred), each step timed, medians per step; then the blob reads alone and the task's work on this thread.
+ * The cached path as the handler runs it (store query → loadAnalyses from the engine's memory → the fold on
+ * this thread → the table written in the pool), each step timed, medians per step; then loadAnalyses cold
+ * (every cache read from the store and decoded).
  */
 async function cachedBreakdown(store: Store, pool: EnginePool, userId: string, selection: Selection): Promise<string> {
   const signal = new AbortController().signal;
   const durations = Int32Array.from(DEFAULT_DURATIONS);
-  const steps: [number[], number[], number[]] = [[], [], []];
+  const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
+  const steps: [number[], number[], number[], number[]] = [[], [], [], []];
   for (let r = 0; r < 23; r++) {
     const t0 = performance.now();
     const records = await matchingActivities(store, userId, selection);
     const t1 = performance.now();
-    const analyses = (await loadAnalyses({ store, pool }, records, signal)).map((cache) => cache!);
+    const analyses = await loadAnalyses({ store, pool, memo }, records, signal);
     const t2 = performance.now();
-    const activities = records.map((record) => ({ id: record.id, sport: record.sport }));
-    await pool.run('cachedMeanMax', { analyses, activities, metric: 'power', durations, format: 'arrow_ipc' }, { signal, transferList: analyses });
+    const best = emptyBest(durations);
+    analyses.forEach((analysis, holder) => foldCurve(best, analysis!.curves.power!, holder));
     const t3 = performance.now();
-    if (r < 3) continue; // warm-up
+    const activities = records.map((record) => ({ id: record.id, sport: record.sport }));
+    await pool.run('meanMaxTable', { ...best, metric: 'power', activities, after: null, format: 'arrow_ipc' }, { signal });
+    const t4 = performance.now();
+    if (r < 3) continue; // warm-up (the first fills the memory)
     steps[0].push(t1 - t0);
     steps[1].push(t2 - t1);
     steps[2].push(t3 - t2);
+    steps[3].push(t4 - t3);
   }
-  const [query, load, task] = steps.map(middle) as [number, number, number];
-
+  const [query, load, fold, task] = steps.map(middle) as [number, number, number, number];
   const records = await matchingActivities(store, userId, selection);
-  const reads = await median(15, async () => {
-    for (const record of records) await store.blobs.get(record.analysis_key!);
-  });
-  const analyses = (await loadAnalyses({ store, pool }, records, signal)).map((cache) => cache!);
-  const bytes = analyses.reduce((sum, cache) => sum + cache.byteLength, 0);
-  const power = decodeAnalysis(new Uint8Array(analyses[0]!)).curves.power!;
-  const powerBytes = power.durations.byteLength + power.values.byteLength + power.starts.byteLength;
-  const activities = records.map((record) => ({ id: record.id, sport: record.sport }));
-  const decode = await median(15, () => analyses.map((cache) => decodeAnalysis(new Uint8Array(cache))));
-  const work = await median(15, () => cachedMeanMax({ analyses, activities, metric: 'power', durations, format: 'arrow_ipc' })); // nothing detached here
-  return `(a) store query ${ms(query)} ms, loadAnalyses ${ms(load)} ms (${records.length} blob reads alone ${ms(reads)} ms for ${mb(bytes)}: ` +
-    `${(analyses[0]!.byteLength / 1e3).toFixed(1)} kB a cache, of which the power curve is ${(powerBytes / 1e3).toFixed(1)} kB; then a copy of each), ` +
-    `cachedMeanMax pool task ${ms(task)} ms (its work on this thread: ${ms(work)} ms, of which decoding the caches ${ms(decode)} ms; the rest is the thread hop)`;
+  const cold = await median(15, () => loadAnalyses({ store, pool }, records, signal));
+  return `(a) store query ${ms(query)} ms, caches from memory ${ms(load)} ms (from the store and decoded: ${ms(cold)} ms), ` +
+    `fold ${ms(fold)} ms, table in the pool ${ms(task)} ms`;
 }
 
 async function afterBreakdown(store: Store, userId: string, selection: Selection): Promise<string> {
@@ -320,7 +313,7 @@ export async function run(): Promise<string> {
     await longitudinalMeanMax(client, metadata, cached); // computes the 300 caches
     const warmMs = performance.now() - warming;
 
-    const handler = getLongitudinalMeanMax({ store: stack.store, pool });
+    const handler = getLongitudinalMeanMax({ store: stack.store, pool, memo: new AnalysisMemo(ANALYSIS_MEMO_BYTES) });
     const inEngine = (request: GetLongitudinalMeanMaxRequest) => () =>
       handler(request, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS });
     const overGrpc = (request: GetLongitudinalMeanMaxRequest) => () => longitudinalMeanMax(client, metadata, request);
@@ -342,19 +335,20 @@ export async function run(): Promise<string> {
     }
     const reached = AFTER_KJ.filter((kj) => [...fromRaw.keys()].some((key) => key.startsWith(`${kj}@`)));
 
-    // The same request on a pool of one thread, and what starting a worker costs (Piscina retires a thread
-    // above minThreads as soon as it is idle, so a burst that needs it starts it again).
+    // The same request on a pool of one thread, and what starting a worker costs (why the pool keeps every
+    // thread up).
     const single = createPool({ threads: 1 });
     let cTwoThreads: number;
     let cOneThread: number;
     let startUp: number;
     try {
-      const singleHandler = getLongitudinalMeanMax({ store: stack.store, pool: single });
+      const singleHandler = getLongitudinalMeanMax({ store: stack.store, pool: single, memo: new AnalysisMemo(ANALYSIS_MEMO_BYTES) });
       [cTwoThreads, cOneThread] = await pairedMedians(7, inEngine(withAfter), () =>
         singleHandler(withAfter, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS }), 1);
       const starting = performance.now();
       const fresh = createPool({ threads: 1 });
-      await fresh.run('cachedMeanMax', { analyses: [], activities: [], metric: 'power', durations: Int32Array.of(1), format: 'arrow_ipc' });
+      const none = { values: new Float64Array(0), starts: new Float64Array(0), holders: new Int32Array(0) };
+      await fresh.run('meanMaxTable', { ...none, activities: [], metric: 'power', durations: new Int32Array(0), after: null, format: 'arrow_ipc' });
       startUp = performance.now() - starting;
       await fresh.destroy();
     } finally {

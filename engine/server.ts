@@ -27,7 +27,7 @@ import { INGEST_JOB } from '../storage/jobs.js';
 import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
 } from './service/analyses.js';
-import { startAnalysisBackfill } from './service/analysis-cache.js';
+import { ANALYSIS_MEMO_BYTES, AnalysisMemo, startAnalysisBackfill } from './service/analysis-cache.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -60,6 +60,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const server = new Server({ interceptors });
 
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS };
+  const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
     IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
@@ -67,8 +68,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetLongitudinalSeries: wrapServerStream('GetLongitudinalSeries', getLongitudinalSeries({ store, pool, logger }), unary),
     GetMeanMax: wrapUnary('GetMeanMax', getMeanMax({ store, pool }), unary),
     GetAccumulatedWorkDuration: wrapUnary('GetAccumulatedWorkDuration', getAccumulatedWorkDuration({ store, pool }), unary),
-    GetLongitudinalMeanMax: wrapUnary('GetLongitudinalMeanMax', getLongitudinalMeanMax({ store, pool }), unary),
-    GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool }), unary),
+    GetLongitudinalMeanMax: wrapUnary('GetLongitudinalMeanMax', getLongitudinalMeanMax({ store, pool, memo }), unary),
+    GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool, memo }), unary),
   };
   server.addService(contract.EngineService, implementation);
 

@@ -9,11 +9,11 @@ import { fullGrid } from '../kernels/duration-grid.js';
 import { encodeTableFile, type TableFileFormat } from '../parquet/table-file.js';
 import { standalone } from '../pool/standalone.js';
 import type {
-  ActivityAwdTask, ActivityMeanMaxTask, AfterBests, AfterBestsTask, AnalyzeSeriesTask, CachedMeanMaxTask, LongitudinalAwdTask,
+  ActivityAwdTask, ActivityMeanMaxTask, AfterBests, AfterBestsTask, AnalyzeSeriesTask, LongitudinalAwdTask,
   MeanMaxTableTask, TableFile,
 } from '../pool/tasks.js';
 import { awdRows, longitudinalAwdRows } from './accumulated-work.js';
-import { analyzeActivity, AWD_RESOLUTION, decodeAnalysis, encodeAnalysis, histogramOf } from './activity-analysis.js';
+import { analyzeActivity, AWD_RESOLUTION, encodeAnalysis, histogramOf } from './activity-analysis.js';
 import { canonicalSeries, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
 import { afterCurves, emptyBest, foldCurve, meanMaxCurve, prefixOf, type BestCurve, type MetricCurve } from './curves.js';
 import { resultTable, type Column, type ResultTable } from './tables.js';
@@ -43,22 +43,6 @@ export function activityAwd(task: ActivityAwdTask): TableFile {
     { name: task.metric, type: 'float64', values: rows.intensity },
     { name: 'duration', type: 'float64', values: rows.duration },
   ]), task.format);
-}
-
-/** The best of the cached curves at each duration (`durations` null = the full grid up to the longest activity). */
-export function cachedMeanMax(task: CachedMeanMaxTask): TableFile {
-  const curves = task.analyses.map((bytes) => decodeAnalysis(new Uint8Array(bytes)).curves[task.metric] ?? null);
-  let durations = task.durations;
-  if (durations === null) {
-    let longest = 0;
-    for (const curve of curves) if (curve !== null && curve.durations.length > 0) longest = Math.max(longest, curve.durations[curve.durations.length - 1]!);
-    durations = fullGrid(longest);
-  }
-  const best = emptyBest(durations);
-  curves.forEach((curve, holder) => {
-    if (curve !== null) foldCurve(best, curve, holder);
-  });
-  return tableFile(bestTable(task.metric, [best], null, task.activities), task.format);
 }
 
 /**
@@ -104,12 +88,7 @@ export function meanMaxTable(task: MeanMaxTableTask): TableFile {
 
 /** Longitudinal AWD levels over the local days of the cached histograms. */
 export function longitudinalAwd(task: LongitudinalAwdTask): TableFile {
-  const activities: { date: string; histogram: Float64Array }[] = [];
-  task.analyses.forEach((bytes, index) => {
-    const histogram = decodeAnalysis(new Uint8Array(bytes)).awd[task.metric];
-    if (histogram !== undefined) activities.push({ date: task.dates[index]!, histogram });
-  });
-  const rows = longitudinalAwdRows(activities, AWD_RESOLUTION[task.metric]);
+  const rows = longitudinalAwdRows(task.days, AWD_RESOLUTION[task.metric]);
   return tableFile(resultTable([
     { name: task.metric, type: 'float64', values: rows.intensity },
     { name: 'max', type: 'float64', values: rows.max },

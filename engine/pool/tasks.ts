@@ -121,18 +121,6 @@ export interface ActivityLabel {
   sport: string;
 }
 
-/** cachedMeanMax: the best of the activities' cached curves. */
-export interface CachedMeanMaxTask {
-  /** The activities' caches, oldest first, transferred. */
-  analyses: ArrayBuffer[];
-  /** Same order as `analyses`. */
-  activities: ActivityLabel[];
-  metric: CurveMetric;
-  /** Ascending, distinct seconds (read from the caches, linear between grid points); null = the full grid. */
-  durations: Int32Array | null;
-  format: TableFileFormat;
-}
-
 /** afterBests: the best windows after each fatigue state among a batch of activities, from raw series. */
 export interface AfterBestsTask {
   /** Stored series, oldest first, transferred. */
@@ -151,7 +139,7 @@ export interface AfterBests {
   holders: Int32Array;
 }
 
-/** meanMaxTable: the longitudinal table of folded bests. */
+/** meanMaxTable: the longitudinal table of folded bests (from caches, or from afterBests). */
 export interface MeanMaxTableTask extends AfterBests {
   metric: CurveMetric;
   durations: Int32Array;
@@ -163,9 +151,8 @@ export interface MeanMaxTableTask extends AfterBests {
 
 /** longitudinalAwd: the AWD levels over local days from cached histograms. */
 export interface LongitudinalAwdTask {
-  analyses: ArrayBuffer[];
-  /** Each activity's own local date. */
-  dates: string[];
+  /** Each activity's own local date and its AWD histogram (recorded ms per intensity bin). */
+  days: { date: string; histogram: Float64Array }[];
   metric: CurveMetric;
   format: TableFileFormat;
 }
@@ -177,7 +164,6 @@ export interface PoolTasks {
   analyzeSeries: { task: AnalyzeSeriesTask; result: { analysis: ArrayBuffer } };
   activityMeanMax: { task: ActivityMeanMaxTask; result: TableFile };
   activityAwd: { task: ActivityAwdTask; result: TableFile };
-  cachedMeanMax: { task: CachedMeanMaxTask; result: TableFile };
   afterBests: { task: AfterBestsTask; result: AfterBests };
   meanMaxTable: { task: MeanMaxTableTask; result: TableFile };
   longitudinalAwd: { task: LongitudinalAwdTask; result: TableFile };

@@ -19,7 +19,7 @@ import { analyzeActivity, encodeAnalysis } from '../analysis/activity-analysis.j
 import { canonicalSeries } from '../analysis/canonical-series.js';
 import * as analyses from '../analysis/analysis-tasks.js';
 import type {
-  ActivityAwdTask, ActivityMeanMaxTask, AfterBestsTask, AnalyzeSeriesTask, CachedMeanMaxTask, LongitudinalAwdTask, MeanMaxTableTask, TableFile,
+  ActivityAwdTask, ActivityMeanMaxTask, AfterBestsTask, AnalyzeSeriesTask, LongitudinalAwdTask, MeanMaxTableTask, TableFile,
 } from './tasks.js';
 
 /**
@@ -104,10 +104,6 @@ export function activityMeanMax(task: ActivityMeanMaxTask): unknown {
 
 export function activityAwd(task: ActivityAwdTask): unknown {
   return moveTable(analyses.activityAwd(task));
-}
-
-export function cachedMeanMax(task: CachedMeanMaxTask): unknown {
-  return moveTable(analyses.cachedMeanMax(task));
 }
 
 export function afterBests(task: AfterBestsTask): unknown {

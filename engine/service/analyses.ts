@@ -3,10 +3,11 @@
  * unless they are the caller's), move stored bytes to the pool, return the table the worker wrote.
  *
  * - GetMeanMax / GetAccumulatedWorkDuration: one activity, computed exactly from its raw series.
- * - GetLongitudinalMeanMax: without fatigue states, from the activities' analysis caches; with states,
+ * - GetLongitudinalMeanMax: without fatigue states, from the activities' analysis caches (kept decoded in
+ *   memory, folded here, the table written in the pool); with states,
  *   from the raw series in batches of AFTER_BATCH activities, AFTER_PARALLEL at a time (bounded memory), each
  *   batch's bests folded here oldest first, then the table written in the pool.
- * - GetLongitudinalAccumulatedWorkDuration: from the caches' AWD histograms.
+ * - GetLongitudinalAccumulatedWorkDuration: from the caches' AWD histograms (copied to the pool).
  * test/engine/analyses.test.ts calls them over gRPC; test/gateway/analytics.test.ts through HTTP.
  */
 import { status } from '@grpc/grpc-js';
@@ -21,13 +22,16 @@ import type { ActivityLabel, AfterBests, TableFile } from '../pool/tasks.js';
 import type { TableFormat } from '../proto.js';
 import { matchingActivities, selectionOf } from './activity-selection.js';
 import { tableFormat } from './activity-series.js';
-import { loadAnalyses } from './analysis-cache.js';
+import { loadAnalyses, type AnalysisMemo } from './analysis-cache.js';
+import { emptyBest, foldCurve } from '../analysis/curves.js';
 import { mapLimit } from './map-limit.js';
+import { standalone } from '../pool/standalone.js';
 import { curveMetric, requestedDurations, requireField } from './request-fields.js';
 
 export interface AnalysisDeps {
   store: Store;
   pool: EnginePool;
+  memo?: AnalysisMemo;
 }
 
 export interface GetMeanMaxRequest {
@@ -120,13 +124,18 @@ export function getLongitudinalMeanMax(deps: AnalysisDeps) {
     signal.throwIfAborted();
 
     if (after === null) {
-      const caches = await loadAnalyses(deps, records, signal);
-      const kept = records.filter((_, index) => caches[index] !== null);
-      const analyses = caches.filter((cache): cache is ArrayBuffer => cache !== null);
+      // From the caches: the fold is a max over a few hundred short arrays, done here; the table is written in the pool.
+      const analyses = await loadAnalyses(deps, records, signal);
+      const curves = analyses.map((analysis) => analysis?.curves[metric] ?? null);
+      const grid = durations ?? fullGrid(Math.max(0, ...curves.map((curve) => (curve === null ? 0 : curve.durations.at(-1) ?? 0))));
+      const best = emptyBest(grid);
+      curves.forEach((curve, holder) => {
+        if (curve !== null) foldCurve(best, curve, holder);
+      });
       return tableMessage(await deps.pool.run(
-        'cachedMeanMax',
-        { analyses, activities: kept.map(label), metric, durations, format },
-        { signal, transferList: analyses },
+        'meanMaxTable',
+        { values: best.values, starts: best.starts, holders: best.holders, metric, durations: grid, activities: records.map(label), after: null, format },
+        { signal },
       ));
     }
     const grid = durations ?? fullGrid(Math.max(0, ...records.map((record) => Math.ceil(record.duration_s) + 1)));
@@ -150,10 +159,13 @@ export function getLongitudinalAccumulatedWorkDuration(deps: AnalysisDeps) {
     const metric = curveMetric(request.metric, 'metric', subsystem, cyclingOnly ? 'power' : 'speed');
     const format = tableFormat(request.format);
     const records = await matchingActivities(deps.store, userId, selection);
-    const caches = await loadAnalyses(deps, records, signal);
-    const dates = records.filter((_, index) => caches[index] !== null).map((record) => record.local_date);
-    const analyses = caches.filter((cache): cache is ArrayBuffer => cache !== null);
-    return tableMessage(await deps.pool.run('longitudinalAwd', { analyses, dates, metric, format }, { signal, transferList: analyses }));
+    const analyses = await loadAnalyses(deps, records, signal);
+    const days: { date: string; histogram: Float64Array }[] = [];
+    analyses.forEach((analysis, index) => {
+      const histogram = analysis?.awd[metric];
+      if (histogram !== undefined) days.push({ date: records[index]!.local_date, histogram });
+    });
+    return tableMessage(await deps.pool.run('longitudinalAwd', { days, metric, format }, { signal }));
   };
 }
 
@@ -173,7 +185,7 @@ async function seriesOf(store: Store, record: ActivityRecord): Promise<ArrayBuff
   if (stored === null) {
     throw new EngineError(status.FAILED_PRECONDITION, `analysis: activity ${record.id} has no stored series`, 'series_missing');
   }
-  return stored.slice().buffer as ArrayBuffer;
+  return standalone(stored);
 }
 
 /**
@@ -211,7 +223,7 @@ async function afterBestsOf(
     const found: { record: ActivityRecord; series: ArrayBuffer }[] = [];
     for (const record of batch) {
       const stored = await deps.store.blobs.get(record.series_key);
-      if (stored !== null) found.push({ record, series: stored.slice().buffer as ArrayBuffer });
+      if (stored !== null) found.push({ record, series: standalone(stored) });
     }
     signal.throwIfAborted();
     const series = found.map((entry) => entry.series);

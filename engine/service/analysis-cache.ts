@@ -12,13 +12,49 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../domain/logger.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
-import { ANALYSIS_VERSION } from '../analysis/activity-analysis.js';
+import { ANALYSIS_VERSION, decodeAnalysis, type ActivityAnalysis } from '../analysis/activity-analysis.js';
 import type { EnginePool } from '../pool/pool.js';
 import { mapLimit } from './map-limit.js';
+import { standalone } from '../pool/standalone.js';
 
 export interface CacheDeps {
   store: Store;
   pool: EnginePool;
+  /** Decoded caches kept in memory; without one every read goes to the store. */
+  memo?: AnalysisMemo;
+}
+
+/** Bytes of decoded caches an engine keeps in memory: about 2,000 activities' caches. */
+export const ANALYSIS_MEMO_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Decoded caches by blob key, least recently used first out once `maxBytes` is passed. A key names one
+ * computation's bytes for good (a recomputation writes a new key), so an entry is never stale.
+ */
+export class AnalysisMemo {
+  private readonly entries = new Map<string, { analysis: ActivityAnalysis; bytes: number }>();
+  private total = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string): ActivityAnalysis | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.analysis;
+  }
+
+  set(key: string, analysis: ActivityAnalysis, bytes: number): void {
+    if (bytes > this.maxBytes || this.entries.has(key)) return;
+    this.entries.set(key, { analysis, bytes });
+    this.total += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.total <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.total -= entry.bytes;
+    }
+  }
 }
 
 /** A fresh blob key for an activity's analysis cache. */
@@ -27,29 +63,50 @@ export function analysisKey(activityId: string): string {
 }
 
 /**
- * The current caches of `records`, in order (null for an activity whose series is gone), each a standalone
- * buffer the caller may transfer. Missing or stale ones are computed, `parallel` at a time.
+ * The current caches of `records`, decoded, in order (null for an activity whose series is gone): from
+ * memory, else from the store. Missing or stale ones are computed in the pool, `parallel` at a time.
  */
-export async function loadAnalyses(deps: CacheDeps, records: readonly ActivityRecord[], signal: AbortSignal, parallel = 2): Promise<(ArrayBuffer | null)[]> {
-  const out: (ArrayBuffer | null)[] = new Array(records.length).fill(null);
+export async function loadAnalyses(deps: CacheDeps, records: readonly ActivityRecord[], signal: AbortSignal, parallel = 2): Promise<(ActivityAnalysis | null)[]> {
+  const out: (ActivityAnalysis | null)[] = new Array(records.length).fill(null);
   const stale: number[] = [];
   for (const [index, record] of records.entries()) {
-    const bytes = record.analysis_version === ANALYSIS_VERSION && record.analysis_key ? await deps.store.blobs.get(record.analysis_key) : null;
+    const key = record.analysis_version === ANALYSIS_VERSION ? record.analysis_key : undefined;
+    if (key === undefined) {
+      stale.push(index);
+      continue;
+    }
+    const remembered = deps.memo?.get(key);
+    if (remembered !== undefined) {
+      out[index] = remembered;
+      continue;
+    }
+    const bytes = await deps.store.blobs.get(key);
     if (bytes === null) stale.push(index);
-    else out[index] = bytes.slice().buffer as ArrayBuffer;
+    else out[index] = remember(deps, key, bytes);
   }
   signal.throwIfAborted();
   await mapLimit(stale, parallel, async (index) => {
-    out[index] = await refreshAnalysis(deps, records[index]!, signal);
+    const refreshed = await refreshAnalysis(deps, records[index]!, signal);
+    out[index] = refreshed === null ? null : remember(deps, refreshed.key, new Uint8Array(refreshed.analysis));
   });
   return out;
 }
 
-/** Computes an activity's cache from its stored series and points the record at it; null without a series. */
-export async function refreshAnalysis(deps: CacheDeps, record: ActivityRecord, signal: AbortSignal): Promise<ArrayBuffer | null> {
+function remember(deps: CacheDeps, key: string, bytes: Uint8Array): ActivityAnalysis {
+  const analysis = decodeAnalysis(bytes);
+  deps.memo?.set(key, analysis, bytes.byteLength);
+  return analysis;
+}
+
+/**
+ * Computes an activity's cache from its stored series and points the record at it; null without a series.
+ * Answers the cache and the key it is stored under (the record names it unless ingest replaced the activity
+ * meanwhile; the bytes describe the series read here either way).
+ */
+export async function refreshAnalysis(deps: CacheDeps, record: ActivityRecord, signal: AbortSignal): Promise<{ analysis: ArrayBuffer; key: string } | null> {
   const stored = await deps.store.blobs.get(record.series_key);
   if (stored === null) return null;
-  const series = stored.slice().buffer as ArrayBuffer;
+  const series = standalone(stored);
   const { analysis } = await deps.pool.run('analyzeSeries', { series }, { signal, transferList: [series] });
   const key = analysisKey(record.id);
   await deps.store.blobs.put(key, new Uint8Array(analysis), { userId: record.user_id });
@@ -59,7 +116,7 @@ export async function refreshAnalysis(deps: CacheDeps, record: ActivityRecord, s
   );
   if (updated === null) await deps.store.blobs.delete(key);
   else if (record.analysis_key) await deps.store.blobs.delete(record.analysis_key);
-  return analysis.slice(0);
+  return { analysis, key };
 }
 
 export interface Backfill {

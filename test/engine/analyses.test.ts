@@ -12,7 +12,7 @@ import { ANALYSIS_VERSION, decodeAnalysis } from '../../engine/analysis/activity
 import { curveAt } from '../../engine/analysis/curves.js';
 import { errorCodeOf } from '../../engine/errors.js';
 import { createPool, type EnginePool } from '../../engine/pool/pool.js';
-import { refreshAnalysis, startAnalysisBackfill } from '../../engine/service/analysis-cache.js';
+import { AnalysisMemo, refreshAnalysis, startAnalysisBackfill } from '../../engine/service/analysis-cache.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
 import { insertActivity } from '../support/activities.js';
 import { callUnary, openTestStore, silentLogger, startTestEngine, statusName, type CallOutcome, type TestEngine } from './support.js';
@@ -192,6 +192,19 @@ test('GetLongitudinalAccumulatedWorkDuration defaults to power for cycling filte
   const speed = await table('GetLongitudinalAccumulatedWorkDuration', { user_id: USER, sports: ['running'] });
   assert.equal(speed.schema.fields.map((field) => field.name), ['speed', 'max', 'hard', 'medium', 'easy']);
   assert.is(speed.numRows, 0, 'no running activity: no rows');
+});
+
+test('the analysis memory keeps the most recently used caches within its byte budget', () => {
+  const memo = new AnalysisMemo(100);
+  const analysis = { version: ANALYSIS_VERSION, curves: {}, awd: {} };
+  memo.set('a', analysis, 40);
+  memo.set('b', analysis, 40);
+  assert.ok(memo.get('a'), 'a read makes a the most recent');
+  memo.set('c', analysis, 40);
+  assert.ok(memo.get('a') && memo.get('c'));
+  assert.is(memo.get('b'), undefined, 'the least recently used went first');
+  memo.set('huge', analysis, 101);
+  assert.is(memo.get('huge'), undefined, 'a cache larger than the budget is not kept');
 });
 
 test.run();
