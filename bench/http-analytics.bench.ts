@@ -17,7 +17,8 @@
 import { addDays } from '../domain/time.js';
 import { insertActivity } from '../test/support/activities.js';
 import { startStack } from '../test/support/stack.js';
-import { random, seasonRide } from './longitudinal.bench.js';
+import { seasonRide } from './longitudinal.bench.js';
+import { random } from '../test/support/kernels.js';
 
 export const question = 'End-to-end HTTP latency of /mean-max and /longitudinal-mean-max under concurrent load (loopback)';
 

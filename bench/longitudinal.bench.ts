@@ -52,6 +52,7 @@ import { getLongitudinalMeanMax, type GetLongitudinalMeanMaxRequest } from '../e
 import type { Store } from '../storage/store.js';
 import { insertActivity } from '../test/support/activities.js';
 import { startStack } from '../test/support/stack.js';
+import { random } from '../test/support/kernels.js';
 
 export const question = 'Longitudinal mean-max over a season of 300 two-hour rides: from the caches, and with five after states from raw data (engine over gRPC, no gateway)';
 
@@ -88,17 +89,6 @@ function longitudinalMeanMax(client: AnalysisClient, metadata: Metadata, request
 // ---------------------------------------------------------------------------------------------------------
 // The season: seeded, so every run measures the same rides.
 
-/** mulberry32: a small seeded generator. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A two-hour ride at 1 Hz: power (W, whole watts) around an endurance `level` with threshold and VO2
