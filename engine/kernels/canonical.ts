@@ -10,7 +10,9 @@
  *    section has its own grid, anchored at its first sample's second, and no window spans a split.
  * 3. A missing power value inside recording is 0. Speed comes from the cumulative distance when it has
  *    at least two values (see canonicalSpeed), otherwise from the speed channel (missing = 0).
- * 4. Negative power is clamped to 0; power above `maxPowerW` is a spike and counts as 0.
+ * 4. Negative power is clamped to 0; power above `maxPowerW` is a spike and counts as 0. Likewise speed above
+ *    `maxSpeedMps` (a corrupt value, or a distance jump within a second): it would otherwise dominate every
+ *    curve and size the AWD histogram (0.01 m/s bins) beyond memory.
  *
  * Hold of sample i: [t_i, t_i + min(t_{i+1} − t_i, holdCapMs)); the activity's last sample holds
  * min(1000, holdCapMs) ms. Bin k of a section covers [anchor + 1000k, anchor + 1000(k + 1)); a section's
@@ -29,13 +31,17 @@ export interface CanonicalOptions {
   sectionGapMs: number;
   /** Power above this, W, is a spike and counts as 0 (§1.4). */
   maxPowerW: number;
+  /** Speed above this, m/s, is a spike and counts as 0 (ours, after §1.4). */
+  maxSpeedMps: number;
 }
 
 export const CANONICAL_DEFAULTS: Readonly<CanonicalOptions> = {
   holdCapMs: 5000, // = summary.ts HOLD_CAP_MS
   sectionGapMs: 60 * 60_000,
   maxPowerW: 3000,
+  maxSpeedMps: 100, // 360 km/h: beyond any sport the taxonomy holds
 };
+
 
 export interface CanonicalGrid {
   /** Bins (seconds) of all sections together, in time order. */
@@ -126,8 +132,8 @@ export function canonicalPower(timestamps: Float64Array, power: Float64Array, gr
  * that carry distance and lie at most holdCapMs apart, every sample in [i, j) gets the speed
  * (D_j − D_i) / (t_j − t_i), so a window's mean speed is its distance difference over its duration. Every
  * other sample (before the first distance, at a pause, the last one) uses its speed channel value, 0 when
- * missing or absent. Without distance: the speed channel, missing → 0. Negative speeds are clamped to 0.
- * Then held and binned like power (unheld time → 0).
+ * missing or absent. Without distance: the speed channel, missing → 0. Negative speeds and speeds above
+ * maxSpeedMps are 0. Then held and binned like power (unheld time → 0).
  */
 export function canonicalSpeed(
   timestamps: Float64Array, speed: Float64Array | null, distance: Float64Array | null, grid: CanonicalGrid, options: CanonicalOptions,
@@ -137,13 +143,13 @@ export function canonicalSpeed(
   if (speed !== null) checkShapes(timestamps, speed, grid, out, null);
   if (distance !== null) checkShapes(timestamps, distance, grid, out, null);
   if (out.length !== grid.length) throw new RangeError(`canonical: output has ${out.length} bins, the grid ${grid.length}`);
-  const { holdCapMs } = options;
-  // Per-sample speed, m/s: the speed channel first (NaN and negatives → 0) …
+  const { holdCapMs, maxSpeedMps } = options;
+  // Per-sample speed, m/s: the speed channel first (NaN, negatives and spikes → 0) …
   const perSample = new Float64Array(n);
   if (speed !== null) {
     for (let i = 0; i < n; i++) {
       const v = speed[i]!;
-      perSample[i] = v > 0 ? v : 0;
+      perSample[i] = v > 0 && v <= maxSpeedMps ? v : 0;
     }
   }
   // … then "mean speed over a window = distance difference / duration" wherever consecutive distance-bearing
@@ -159,7 +165,8 @@ export function canonicalSpeed(
       if (d > runningMaxM) runningMaxM = d; // "made monotone with a running max"
       const t = timestamps[j]!;
       if (previous >= 0 && t - previousMs <= holdCapMs) {
-        const v = ((runningMaxM - previousM) / (t - previousMs)) * 1000;
+        const derived = ((runningMaxM - previousM) / (t - previousMs)) * 1000;
+        const v = derived <= maxSpeedMps ? derived : 0;
         for (let k = previous; k < j; k++) perSample[k] = v;
       }
       previous = j;
@@ -251,6 +258,7 @@ function checkOptions(options: CanonicalOptions): void {
   if (!(Number.isInteger(holdCapMs) && holdCapMs > 0)) throw new RangeError(`canonical: holdCapMs must be a positive whole number of ms, got ${holdCapMs}`);
   if (!(sectionGapMs >= holdCapMs)) throw new RangeError(`canonical: sectionGapMs (${sectionGapMs}) must be at least holdCapMs (${holdCapMs})`);
   if (!(maxPowerW >= 0)) throw new RangeError(`canonical: maxPowerW must be a number ≥ 0, got ${maxPowerW}`);
+  if (!(options.maxSpeedMps >= 0)) throw new RangeError(`canonical: maxSpeedMps must be a number ≥ 0, got ${options.maxSpeedMps}`);
 }
 
 function checkShapes(timestamps: Float64Array, values: Float64Array, grid: CanonicalGrid, out: Float64Array, weights: Float64Array | null): void {

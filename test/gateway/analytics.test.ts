@@ -191,6 +191,20 @@ test('segmentation_on=power turns /data rows into segments that keep the length 
   assert.ok(longitudinal.length < 2000 && longitudinal.some((row) => row.activity_id === id));
 });
 
+test('an absurd speed or distance jump in an upload is a spike of 0, not a failed source or a huge AWD table', async () => {
+  const lines = ['timestamp,sport,speed,distance'];
+  for (let i = 0; i < 60; i++) lines.push(`2024-05-01T07:00:${String(i).padStart(2, '0')}+02:00,running,${i === 30 ? '99999999999' : '3'},${i < 40 ? i * 3 : 1e9 + i * 3}`);
+  const response = await upload(stack, token, [{ name: 'spiky.csv', bytes: `${lines.join('\n')}\n` }]);
+  const [accepted] = ((await response.json()) as { sources: SourceBody[] }).sources;
+  const source = await settled(stack, token, accepted!.id);
+  assert.is(source.status, 'processed', JSON.stringify(source.error));
+  const id = source.activity_ids[0]!;
+  const awd = await parquet(`/api/v1/activities/${id}/accumulated-work-duration`);
+  assert.is(awd[0]!.speed, 3, 'the spikes count as 0: 3 m/s is the highest intensity');
+  const curve = await parquet(`/api/v1/activities/${id}/mean-max?metric=speed&durations=1`);
+  assert.is(curve[0]!.speed, 3);
+});
+
 test('rejects malformed analysis queries with a 422 naming the parameter', async () => {
   const { id } = ride('4078723797.fit');
   const cases: [string, unknown[]][] = [

@@ -127,7 +127,7 @@ export function canonicalSpeed(
   const n = timestamps.length;
   const channel = (i: number): number => {
     const value = speed === null ? NaN : speed[i]!;
-    return Number.isNaN(value) || value < 0 ? 0 : value;
+    return Number.isNaN(value) || value < 0 || value > options.maxSpeedMps ? 0 : value;
   };
   const hasDistance = (i: number): boolean => distance !== null && !Number.isNaN(distance[i]!);
   const present = distance === null ? 0 : distance.filter((metres) => !Number.isNaN(metres)).length;
@@ -144,7 +144,8 @@ export function canonicalSpeed(
     let j = k + 1; // the first sample after k with a distance
     while (j < n && !hasDistance(j)) j++;
     const bridged = present >= 2 && i >= 0 && j < n && timestamps[j]! - timestamps[i]! <= options.holdCapMs;
-    perSample[k] = bridged ? ((monotone[j]! - monotone[i]!) / (timestamps[j]! - timestamps[i]!)) * 1000 : channel(k);
+    const derived = bridged ? ((monotone[j]! - monotone[i]!) / (timestamps[j]! - timestamps[i]!)) * 1000 : 0;
+    perSample[k] = !bridged ? channel(k) : derived > options.maxSpeedMps ? 0 : derived; // a spike is 0
   }
   heldIntegrals(timestamps, perSample, grid, options, true, out, null);
 }

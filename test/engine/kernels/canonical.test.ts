@@ -150,6 +150,12 @@ test('rejects unordered timestamps, a grid that does not match, and a hold cap b
   assert.throws(() => fast.canonicalGrid(timestamps, { ...CANONICAL_DEFAULTS, sectionGapMs: 1000 }), /sectionGapMs \(1000\) must be at least holdCapMs/);
 });
 
+test('treats speed above 100 m/s, from the channel or a distance jump, as a spike of 0', () => {
+  assert.equal(speed([0, 1000, 2000, 3000], [5, 1e12, 150, 100], null), [5, 0, 0, 100]);
+  // 0 → 1,000 km in one second, then 10 m/s.
+  assert.equal(speed([0, 1000, 2000, 3000], null, [0, 1e6, 1e6 + 10, 1e6 + 20]), [0, 10, 10, 0]);
+});
+
 test('derives speed from distance so a window mean is its distance difference over its duration', () => {
   const distance = [0, 5, 12, 20, 29, 40];
   const bins = speed([0, 1000, 2000, 3000, 4000, 5000], [9, 9, 9, 9, 9, 9], distance);
@@ -210,7 +216,7 @@ function randomSeries(next: () => number): Series {
     ? CANONICAL_DEFAULTS
     : (() => {
       const holdCapMs = [500, 1000, 2000, 3000, 7000][Math.floor(next() * 5)]!;
-      return { holdCapMs, sectionGapMs: [holdCapMs, 60_000, 3_600_000][Math.floor(next() * 3)]!, maxPowerW: 100 + next() * 3000 };
+      return { holdCapMs, sectionGapMs: [holdCapMs, 60_000, 3_600_000][Math.floor(next() * 3)]!, maxPowerW: 100 + next() * 3000, maxSpeedMps: 5 + next() * 100 };
     })();
   const n = next() < 0.05 ? Math.floor(next() * 3) : Math.floor(next() * 400);
   const timestamps = new Float64Array(n);
@@ -248,12 +254,12 @@ function randomSeries(next: () => number): Series {
   const shape = next();
   const distance = shape < 0.2 ? null
     : shape < 0.25 ? withRuns(() => 5, 1) // all missing
-      : withRuns(() => (next() < 0.01 ? (metres = next() * metres) : (metres += next() * 15)), 0.04);
+      : withRuns(() => (next() < 0.01 ? (metres = next() * metres) : next() < 0.01 ? (metres += 1e6) : (metres += next() * 15)), 0.04);
   if (distance !== null && shape >= 0.25 && shape < 0.3 && n > 0) { // exactly one distance value
     distance.fill(NaN);
     distance[Math.floor(next() * n)] = 42;
   }
-  const speed = next() < 0.3 ? null : withRuns(() => (next() < 0.05 ? -next() : next() * 15), 0.05);
+  const speed = next() < 0.3 ? null : withRuns(() => (next() < 0.05 ? -next() : next() < 0.02 ? 1e12 : next() * 15), 0.05);
   return { options, timestamps, power, speed, distance };
 }
 
