@@ -14,6 +14,7 @@ import type { TableFileFormat } from '../parquet/table-file.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { TableFormat } from '../proto.js';
 import { optionalCurveMetric, requireField } from './request-fields.js';
+import { ownActivity, storedSeries } from './activity-records.js';
 
 export interface GetActivitySeriesRequest {
   user_id: string;
@@ -54,19 +55,9 @@ export function getActivitySeries(deps: SeriesDeps) {
     const metrics = segmentation !== null && !requested.includes('duration') ? ['duration', ...requested] : requested;
     const format = tableFormat(request.format);
 
-    const record = await deps.store.activities.get(activityId);
-    // "NOT_FOUND for another user's or an unknown activity"
-    if (record === null || record.user_id !== userId) {
-      throw new EngineError(status.NOT_FOUND, `engine: activity ${activityId} not found`);
-    }
-    const stored = await deps.store.blobs.get(record.series_key);
-    if (stored === null) {
-      throw new EngineError(status.FAILED_PRECONDITION, `activity series: activity ${activityId} has no stored series`, 'series_missing');
-    }
+    const record = await ownActivity(deps.store, userId, activityId);
+    const series = await storedSeries(deps.store, record, 'activity series');
     signal.throwIfAborted();
-
-    // A standalone buffer: transferring it to the worker must not detach the store's memory.
-    const series = stored.slice().buffer as ArrayBuffer;
     const table = await deps.pool.run(
       'encodeSeriesTable',
       { series, metrics, offset: record.offset, activityId, format, segmentation },

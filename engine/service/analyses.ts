@@ -25,6 +25,7 @@ import { tableFormat } from './activity-series.js';
 import { loadAnalyses, type AnalysisMemo } from './analysis-cache.js';
 import { emptyBest, foldCurve } from '../analysis/curves.js';
 import { mapLimit } from './map-limit.js';
+import { ownActivity, storedSeries } from './activity-records.js';
 import { standalone } from '../pool/standalone.js';
 import { curveMetric, requestedDurations, requireField } from './request-fields.js';
 
@@ -88,11 +89,11 @@ const AFTER_PARALLEL = 2;
 export function getMeanMax(deps: AnalysisDeps) {
   return async function getMeanMaxCall(request: GetMeanMaxRequest, { signal }: CallContext): Promise<TableMessage> {
     const subsystem = 'mean-max';
-    const record = await ownActivity(deps.store, request, subsystem);
+    const record = await requestedActivity(deps.store, request, subsystem);
     const metric = curveMetric(request.metric, 'metric', subsystem, 'power');
     const durations = requestedDurations(request.durations, request.all_durations, subsystem);
     const format = tableFormat(request.format);
-    const series = await seriesOf(deps.store, record);
+    const series = await storedSeries(deps.store, record, subsystem);
     signal.throwIfAborted();
     return tableMessage(await deps.pool.run('activityMeanMax', { series, metric, durations, format }, { signal, transferList: [series] }));
   };
@@ -101,11 +102,11 @@ export function getMeanMax(deps: AnalysisDeps) {
 export function getAccumulatedWorkDuration(deps: AnalysisDeps) {
   return async function getAccumulatedWorkDurationCall(request: GetAccumulatedWorkDurationRequest, { signal }: CallContext): Promise<TableMessage> {
     const subsystem = 'accumulated work duration';
-    const record = await ownActivity(deps.store, request, subsystem);
+    const record = await requestedActivity(deps.store, request, subsystem);
     // "defaults to power for cycling, speed otherwise"
     const metric = curveMetric(request.metric, 'metric', subsystem, defaultAwdMetric(record.sport));
     const format = tableFormat(request.format);
-    const series = await seriesOf(deps.store, record);
+    const series = await storedSeries(deps.store, record, subsystem);
     signal.throwIfAborted();
     return tableMessage(await deps.pool.run('activityAwd', { series, metric, format }, { signal, transferList: [series] }));
   };
@@ -127,7 +128,7 @@ export function getLongitudinalMeanMax(deps: AnalysisDeps) {
       // From the caches: the fold is a max over a few hundred short arrays, done here; the table is written in the pool.
       const analyses = await loadAnalyses(deps, records, signal);
       const curves = analyses.map((analysis) => analysis?.curves[metric] ?? null);
-      const grid = durations ?? fullGrid(Math.max(0, ...curves.map((curve) => (curve === null ? 0 : curve.durations.at(-1) ?? 0))));
+      const grid = durations ?? fullGrid(largest(curves, (curve) => (curve === null ? 0 : curve.durations.at(-1) ?? 0)));
       const best = emptyBest(grid);
       curves.forEach((curve, holder) => {
         if (curve !== null) foldCurve(best, curve, holder);
@@ -138,7 +139,7 @@ export function getLongitudinalMeanMax(deps: AnalysisDeps) {
         { signal },
       ));
     }
-    const grid = durations ?? fullGrid(Math.max(0, ...records.map((record) => Math.ceil(record.duration_s) + 1)));
+    const grid = durations ?? fullGrid(largest(records, (record) => Math.ceil(record.duration_s) + 1));
     // "after = W (kJ for power, m for speed)": thresholds in J or m.
     const thresholds = after.map((state) => (metric === 'power' ? state * 1000 : state));
     const bests = await afterBestsOf(deps, records, metric, grid, thresholds, signal);
@@ -170,23 +171,6 @@ export function getLongitudinalAccumulatedWorkDuration(deps: AnalysisDeps) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-
-async function ownActivity(store: Store, request: { user_id: string; activity_id: string }, subsystem: string): Promise<ActivityRecord> {
-  const userId = requireField(request.user_id, 'user_id', subsystem);
-  const activityId = requireField(request.activity_id, 'activity_id', subsystem);
-  const record = await store.activities.get(activityId);
-  if (record === null || record.user_id !== userId) throw new EngineError(status.NOT_FOUND, `engine: activity ${activityId} not found`);
-  return record;
-}
-
-/** The activity's stored series as a standalone buffer to transfer. */
-async function seriesOf(store: Store, record: ActivityRecord): Promise<ArrayBuffer> {
-  const stored = await store.blobs.get(record.series_key);
-  if (stored === null) {
-    throw new EngineError(status.FAILED_PRECONDITION, `analysis: activity ${record.id} has no stored series`, 'series_missing');
-  }
-  return standalone(stored);
-}
 
 /**
  * The fatigue states, ascending without repeats, or null without any. "At most 5 states per request"; "when
@@ -244,6 +228,17 @@ async function afterBestsOf(
     }
   }
   return { folded, labels };
+}
+
+function requestedActivity(store: Store, request: { user_id: string; activity_id: string }, subsystem: string): Promise<ActivityRecord> {
+  return ownActivity(store, requireField(request.user_id, 'user_id', subsystem), requireField(request.activity_id, 'activity_id', subsystem));
+}
+
+/** The largest `of(item)`, 0 for none (a loop: spreading a long history into Math.max overflows the stack). */
+function largest<T>(items: readonly T[], of: (item: T) => number): number {
+  let max = 0;
+  for (const item of items) max = Math.max(max, of(item));
+  return max;
 }
 
 function label(record: ActivityRecord): ActivityLabel {

@@ -50,7 +50,7 @@ const LongitudinalMeanMaxQuery = z.object({
   metric: metricParameter.default('power').describe('power (W) or speed (m/s)'),
   ...rangeParameters,
   durations: durationsParameter,
-  after: queryArray(z.string().regex(/^\s*\d+(\.\d+)?\s*$/, 'after must be a number ≥ 0').transform(Number), { max: MAX_AFTER_STATES })
+  after: queryArray(z.string().max(32).regex(/^\s*\d+(\.\d+)?\s*$/, 'after must be a number ≥ 0').transform(Number), { max: MAX_AFTER_STATES })
     .optional()
     .describe('Repeatable (at most 5): the curve after this much accumulated work (kJ, power) or distance (m, speed). The date range is then capped at one year.'),
   by: queryString(z.enum(['duration'])).optional().describe('duration: the curve indexed by duration (the only orientation, and the default)'),

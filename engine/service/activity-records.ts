@@ -1,0 +1,21 @@
+/** The two lookups every one-activity handler starts with: the caller's record, then its stored series. */
+import { status } from '@grpc/grpc-js';
+import type { ActivityRecord, Store } from '../../storage/store.js';
+import { EngineError } from '../errors.js';
+import { standalone } from '../pool/standalone.js';
+
+/** The activity if it is the user's; NOT_FOUND for another user's or an unknown one (never revealing which). */
+export async function ownActivity(store: Store, userId: string, activityId: string): Promise<ActivityRecord> {
+  const record = await store.activities.get(activityId);
+  if (record === null || record.user_id !== userId) throw new EngineError(status.NOT_FOUND, `engine: activity ${activityId} not found`);
+  return record;
+}
+
+/** The activity's stored series (Arrow IPC) as a buffer of its own, to transfer to a worker; FAILED_PRECONDITION series_missing without one. */
+export async function storedSeries(store: Store, record: ActivityRecord, subsystem: string): Promise<ArrayBuffer> {
+  const stored = await store.blobs.get(record.series_key);
+  if (stored === null) {
+    throw new EngineError(status.FAILED_PRECONDITION, `${subsystem}: activity ${record.id} has no stored series`, 'series_missing');
+  }
+  return standalone(stored);
+}
