@@ -270,7 +270,7 @@ async function afterBreakdown(store: Store, userId: string, selection: Selection
   let recorded: RecordedSeries[] = [];
   const decode = await median(3, () => { recorded = stored.map((blob) => decodeSeriesIpc(blob)); }, 1);
   let canonical: CanonicalSeries[] = [];
-  const grid = await median(3, () => { canonical = recorded.map((series) => canonicalSeries(series)); }, 1);
+  const grid = await median(3, () => { canonical = recorded.map((series) => canonicalSeries(series, ['power'])); }, 1);
   const durations = Int32Array.from(DEFAULT_DURATIONS);
   const thresholds = AFTER_KJ.map((kj) => kj * 1000);
   const kernels = await median(3, () => {

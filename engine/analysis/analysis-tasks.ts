@@ -1,8 +1,8 @@
 /**
  * The analysis tasks as the pool's workers run them (engine/pool/worker.ts exports them by name; their
- * inputs and results are declared in engine/pool/tasks.ts). Each takes stored bytes (series as Arrow
- * IPC, caches as activity-analysis.ts encodes them), computes with the kernels and writes the result
- * table (Parquet or Arrow IPC) itself, so the event loop only moves buffers.
+ * inputs and results are declared in engine/pool/tasks.ts). Each takes stored series (Arrow IPC) or
+ * folded results, computes with the kernels (only the metric asked for) and writes the result table
+ * (Parquet or Arrow IPC) itself, so the event loop only moves buffers.
  */
 import { decodeSeriesIpc } from '../ingest/arrow.js';
 import { fullGrid } from '../kernels/duration-grid.js';
@@ -26,7 +26,7 @@ export function analyzeSeries(task: AnalyzeSeriesTask): { analysis: ArrayBuffer 
 
 /** One activity's curve, exact at every requested duration ("for a single activity compute them exactly"). */
 export function activityMeanMax(task: ActivityMeanMaxTask): TableFile {
-  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)));
+  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)), [task.metric]);
   const values = metricValues(series, task.metric);
   // "A metric the activity does not have gives an empty table, not an error."
   const curve = values === null ? emptyCurve() : meanMaxCurve(series, prefixOf(values), task.durations ?? fullGrid(longestSection(series.grid)));
@@ -35,7 +35,7 @@ export function activityMeanMax(task: ActivityMeanMaxTask): TableFile {
 
 /** One activity's AWD table, highest intensity first. */
 export function activityAwd(task: ActivityAwdTask): TableFile {
-  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)));
+  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)), [task.metric]);
   const values = metricValues(series, task.metric);
   const histogram = values === null ? new Float64Array(0) : histogramOf(values, series.grid.coverage, AWD_RESOLUTION[task.metric]);
   const rows = awdRows(histogram, AWD_RESOLUTION[task.metric]);
@@ -53,7 +53,7 @@ export function afterBests(task: AfterBestsTask): AfterBests {
   const states = task.thresholds.length;
   const bests = Array.from({ length: states }, () => emptyBest(task.durations));
   task.series.forEach((bytes, holder) => {
-    const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(bytes)));
+    const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(bytes)), [task.metric]);
     const values = metricValues(series, task.metric);
     if (values === null) return;
     afterCurves(series, prefixOf(values), task.durations, task.thresholds).forEach((curve, state) => {

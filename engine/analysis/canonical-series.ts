@@ -21,11 +21,14 @@ export interface CanonicalSeries {
   speed: Float64Array | null;
 }
 
-export function canonicalSeries(recorded: RecordedSeries, options: CanonicalOptions = CANONICAL_DEFAULTS): CanonicalSeries {
+/** The grid and the canonical values of `metrics` (both by default; one that is not asked for is null). */
+export function canonicalSeries(
+  recorded: RecordedSeries, metrics: readonly CurveMetric[] = CURVE_METRICS, options: CanonicalOptions = CANONICAL_DEFAULTS,
+): CanonicalSeries {
   const grid = canonicalGrid(recorded.timestamps, options);
-  const power = column(recorded, 'power');
-  const speed = column(recorded, 'speed');
-  const distance = column(recorded, 'distance');
+  const power = metrics.includes('power') ? column(recorded, 'power') : null;
+  const speed = metrics.includes('speed') ? column(recorded, 'speed') : null;
+  const distance = metrics.includes('speed') ? column(recorded, 'distance') : null;
   let canonicalPowerValues: Float64Array | null = null;
   if (power !== null && valueCount(power, 1) >= 1) {
     canonicalPowerValues = new Float64Array(grid.length);

@@ -10,7 +10,7 @@
 import type { RecordedSeries } from '../ingest/series.js';
 import { CANONICAL_DEFAULTS, heldIntegrals } from '../kernels/canonical.js';
 import { segmentKnots, segmentMeans } from '../kernels/segmentation.js';
-import { binInstant, canonicalSeries, metricValues, type CurveMetric } from './canonical-series.js';
+import { binInstant, canonicalSeries, CURVE_METRICS, metricValues, type CurveMetric } from './canonical-series.js';
 
 /**
  * The codec's error bound E on the cumulative curve: J for power, m for speed (ANALYTICS.md §4 "E ≈ 250 J
@@ -30,7 +30,8 @@ export interface Segments {
 }
 
 export function segmentSeries(recorded: RecordedSeries, on: CurveMetric, metrics: readonly string[]): Segments {
-  const series = canonicalSeries(recorded);
+  // The cut metric, and power or speed where they are columns of the table.
+  const series = canonicalSeries(recorded, CURVE_METRICS.filter((metric) => metric === on || metrics.includes(metric)));
   const { grid } = series;
   const cut = metricValues(series, on) ?? new Float64Array(grid.length);
   const knots = new Int32Array(grid.length + 1);
