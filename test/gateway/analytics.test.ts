@@ -182,8 +182,6 @@ test('segmentation_on=power turns /data rows into segments that keep the length 
   const seconds = rows.reduce((sum, row) => sum + (row.duration as number), 0);
   assert.is(seconds, golden.bins);
   const work = rows.reduce((sum, row) => sum + (row.power as number) * (row.duration as number), 0);
-  const whole = golden.power!.awd; // every recorded second at 1 Hz: total work is the mean over the ride × its length
-  assert.ok(whole.length > 0);
   const reference = await parquet(`/api/v1/activities/${id}/data?metrics=power`);
   const recorded = reference.reduce((sum, row) => sum + ((row.power as number | null) ?? 0), 0);
   assert.ok(Math.abs(work - recorded) < 1e-6 * recorded, `segments ${work} J vs samples ${recorded} J`);
