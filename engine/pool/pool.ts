@@ -31,6 +31,15 @@ export interface EnginePool {
 /** The compiled worker entry, beside this module in dist/engine/pool/. */
 const WORKER_FILE = new URL('./worker.js', import.meta.url).href;
 
+/**
+ * Piscina loads the worker with require() first. On Node versions with require(esm), a thread terminated
+ * while require() is instantiating the ES module graph (a pool closed or a task aborted just after a
+ * thread started) aborts the whole process ("FATAL ERROR: v8::Module::IsGraphAsync … instantiated
+ * module"; seen once in a CI run). Without require(esm) in the workers, Piscina falls back to import(),
+ * which a termination interrupts safely.
+ */
+const WORKER_EXEC_ARGV = [...process.execArgv, ...('require_module' in process.features ? ['--no-experimental-require-module'] : [])];
+
 export function createPool(options: PoolOptions): EnginePool {
   // Every thread stays up: a thread started on demand costs ~200 ms (loading the worker's modules),
   // more than most tasks, and Piscina would end an idle one at once (idleTimeout 0).
@@ -38,6 +47,7 @@ export function createPool(options: PoolOptions): EnginePool {
     filename: WORKER_FILE,
     minThreads: options.threads,
     maxThreads: options.threads,
+    execArgv: WORKER_EXEC_ARGV,
   });
   // Admission is counted here: Piscina keeps tasks that carry an AbortSignal (all of ours) in a
   // queue its maxQueue does not bound.
