@@ -10,9 +10,12 @@ import type { Store } from '../storage/store.js';
 import type { GatewayConfig } from './config.js';
 import type { EngineClient } from './engine-client.js';
 import type { SigningKeys } from './auth/signing-keys.js';
+import type { Sessions } from './auth/sessions.js';
+import type { RateLimits } from './auth/rate-limit.js';
+import type { Mailer } from './services/mailer.js';
 import { handleErrors } from './middleware/handle-errors.js';
 import { logRequests } from './middleware/log-requests.js';
-import { authenticate, requireScope } from './middleware/authenticate.js';
+import { authenticate, refuseDelegated, requireScope } from './middleware/authenticate.js';
 import { RouteTable } from './routes/route-table.js';
 import { addRoutes } from './routes/index.js';
 
@@ -22,6 +25,10 @@ export interface GatewayDeps {
   engine: EngineClient;
   keys: SigningKeys;
   logger: Logger;
+  /** Browser sessions of the sign-in and consent pages. */
+  sessions: Sessions;
+  mailer: Mailer;
+  limits: RateLimits;
   /** Wakes the job runner when it lives in this process (after an upload is queued). */
   wakeJobs?: () => void;
 }
@@ -36,6 +43,7 @@ export function createApp(deps: GatewayDeps): Koa {
   const table = new RouteTable(router, {
     authenticate: authenticate({ keys: deps.keys, issuer: deps.config.baseUrl, store: deps.store }),
     requireScope,
+    refuseDelegated,
   });
   addRoutes(table, deps);
 

@@ -4,7 +4,7 @@
  */
 import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
-import { readAddress, readInteger, readLogLevel, type Env } from '../domain/env.js';
+import { present, readAddress, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 
 export interface GatewayConfig {
@@ -26,6 +26,15 @@ export interface GatewayConfig {
   maxUploadBytes: number;
   /** LOG_LEVEL: fatal, error, warn, info, debug, trace or silent. */
   logLevel: LogLevel;
+  /** SMTP_URL: where sign-in links are sent (`smtp://user:pass@host:587`, `smtps://…`); null writes them to the log. */
+  smtpUrl: string | null;
+  /** MAIL_FROM: the sender of sign-in emails. */
+  mailFrom: string;
+  /**
+   * SCOPE_RELEASE_AT: the scope release instant (epoch ms). Applications created before it may still send
+   * the retired `data:read` / `data:write` bundles (interface §5 "Legacy scope bundles").
+   */
+  scopeReleaseAt: number;
   store: StoreConfig;
 }
 
@@ -37,6 +46,9 @@ export const GATEWAY_DEFAULTS = {
   engineDeadlineMs: 30_000, // ENGINE_DEADLINE_MS
   maxUploadBytes: 64 * 1024 * 1024, // MAX_UPLOAD_BYTES: 64 MiB; a 24-hour FIT file is about 5 MiB
   logLevel: 'info' as LogLevel, // LOG_LEVEL
+  // SMTP_URL: unset, so sign-in links are written to the log (a local install works without mail)
+  mailFrom: 'Threshold <no-reply@localhost>', // MAIL_FROM
+  scopeReleaseAt: Date.parse('2025-01-01T00:00:00Z'), // SCOPE_RELEASE_AT: apps created earlier keep the legacy bundles
 } as const;
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
@@ -53,6 +65,9 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     engineDeadlineMs: readInteger(env, 'ENGINE_DEADLINE_MS', GATEWAY_DEFAULTS.engineDeadlineMs, { min: 1, max: 3_600_000 }, problems),
     maxUploadBytes: readInteger(env, 'MAX_UPLOAD_BYTES', GATEWAY_DEFAULTS.maxUploadBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
     logLevel: readLogLevel(env, problems, GATEWAY_DEFAULTS.logLevel),
+    smtpUrl: readSmtpUrl(env, problems),
+    mailFrom: present(env, 'MAIL_FROM') ?? GATEWAY_DEFAULTS.mailFrom,
+    scopeReleaseAt: readInstant(env, 'SCOPE_RELEASE_AT', GATEWAY_DEFAULTS.scopeReleaseAt, problems),
     store: readStoreConfig(env, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
@@ -73,4 +88,26 @@ function readBaseUrl(env: Env, problems: string[]): string {
     return raw;
   }
   return url.href.replace(/\/+$/, '');
+}
+
+function readSmtpUrl(env: Env, problems: string[]): string | null {
+  const raw = present(env, 'SMTP_URL');
+  if (raw === undefined) return null;
+  if (!URL.canParse(raw) || !['smtp:', 'smtps:'].includes(new URL(raw).protocol)) {
+    problems.push('SMTP_URL must be an smtp:// or smtps:// URL');
+    return null;
+  }
+  return raw;
+}
+
+/** An ISO 8601 instant with a zone (`2025-01-01T00:00:00Z`), as epoch milliseconds. */
+function readInstant(env: Env, name: string, fallback: number, problems: string[]): number {
+  const raw = present(env, name);
+  if (raw === undefined) return fallback;
+  const value = /(Z|[+-]\d\d:\d\d)$/.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(value)) {
+    problems.push(`${name} must be an ISO 8601 instant with a zone, like 2025-01-01T00:00:00Z (got '${raw}')`);
+    return fallback;
+  }
+  return value;
 }

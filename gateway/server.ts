@@ -11,6 +11,9 @@ import type { GatewayConfig } from './config.js';
 import { createApp } from './app.js';
 import { EngineClient } from './engine-client.js';
 import { SigningKeys } from './auth/signing-keys.js';
+import { Sessions } from './auth/sessions.js';
+import { createRateLimits } from './auth/rate-limit.js';
+import { createMailer } from './services/mailer.js';
 
 /** How long close() lets requests in flight finish, milliseconds. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -42,7 +45,11 @@ export async function startGateway(options: {
   const port = (server.address() as AddressInfo).port;
   const config = options.config.baseUrlAuto ? { ...options.config, baseUrl: `http://localhost:${port}` } : options.config;
   const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs });
-  const app = createApp({ config, store, engine, keys, logger, wakeJobs: options.wakeJobs });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
+  const app = createApp({
+    config, store, engine, keys, logger, wakeJobs: options.wakeJobs,
+    sessions: new Sessions(store, config.baseUrl), mailer, limits: createRateLimits(),
+  });
   server.on('request', app.callback());
   logger.info({ port, base_url: config.baseUrl, engine: config.engineAddress }, 'gateway listening');
   return {
@@ -61,6 +68,7 @@ export async function startGateway(options: {
         server.closeIdleConnections();
       });
       engine.close();
+      mailer.close();
     },
   };
 }

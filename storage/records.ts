@@ -79,8 +79,11 @@ export interface AuthorizationCodeRecord {
   code_hash: string;
   user_id: string;
   application_id: string;
+  /** The grant it was issued under; revoking the grant before redemption makes the code worthless. */
+  grant_id: string;
   redirect_uri: string;
   scopes: string[];
+  /** PKCE S256 challenge; a code with one must be redeemed with its verifier and without a secret. */
   code_challenge: string | null;
   nonce: string | null;
   auth_time: number;
@@ -99,17 +102,25 @@ export interface RefreshTokenRecord {
   /** The client secret the token was issued under, or null for a PKCE client. */
   client_secret_id: string | null;
   scopes: string[];
+  /** When the user signed in for the flow that issued it (the ID token's `auth_time`, epoch ms). */
+  auth_time: number;
   created_at: number;
   last_used_at: number | null;
 }
 
+/**
+ * A browser session. Every browser that sees a form gets one (anonymous: `user_id` null) so that
+ * sign-in forms carry a CSRF token too; signing in replaces it with a new session (new id, new cookie,
+ * new CSRF token) and moves its pending interactions across.
+ */
 export interface SessionRecord {
   id: string;
   /** SHA-256 of the cookie value. */
   session_hash: string;
-  user_id: string;
+  user_id: string | null;
   csrf_token: string;
-  auth_time: number;
+  /** When the user signed in (epoch ms); null while anonymous. */
+  auth_time: number | null;
   expires_at: number;
   created_at: number;
 }

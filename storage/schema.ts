@@ -23,7 +23,7 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   applications: { owner: 'user_id', indexes: [{ fields: ['user_id', 'created_at'] }, { fields: ['page_slug'], unique: true, sparse: true }] },
   client_secrets: { owner: 'user_id', indexes: [{ fields: ['application_id'] }, { fields: ['secret_hash'], unique: true }] },
   grants: { owner: 'user_id', indexes: [{ fields: ['user_id', 'application_id'], unique: true }, { fields: ['application_id'] }] },
-  authorization_codes: { owner: 'user_id', indexes: [{ fields: ['code_hash'], unique: true }, { fields: ['application_id'] }, { fields: ['expires_at'] }] },
+  authorization_codes: { owner: 'user_id', indexes: [{ fields: ['code_hash'], unique: true }, { fields: ['application_id'] }, { fields: ['grant_id'] }, { fields: ['expires_at'] }] },
   refresh_tokens: { owner: 'user_id', indexes: [{ fields: ['token_hash'], unique: true }, { fields: ['grant_id'] }, { fields: ['client_secret_id'] }, { fields: ['application_id'] }] },
   sessions: { owner: 'user_id', indexes: [{ fields: ['session_hash'], unique: true }, { fields: ['expires_at'] }] },
   interactions: { owner: 'user_id', indexes: [{ fields: ['session_id'] }, { fields: ['expires_at'] }] },

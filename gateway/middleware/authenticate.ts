@@ -52,3 +52,9 @@ export function requireScope(scope: Scope) {
     await next();
   };
 }
+
+/** 403 for a delegated token: the route acts as the signed-in user only. */
+export async function refuseDelegated(ctx: Context, next: Next): Promise<void> {
+  if (ctx.state.auth?.actorId) throw new ForbiddenError('This endpoint does not accept a delegated token');
+  await next();
+}

@@ -8,10 +8,22 @@ import { activitySeriesRoutes } from './activity-series.js';
 import { activityAnalyticsRoutes, analyticsRoutes } from './analytics.js';
 import { profileRoutes } from './profile.js';
 import { sourceRoutes } from './sources.js';
+import { signInRoutes } from './sign-in.js';
+import { accountRoutes } from './account.js';
+import { authorizeRoutes } from './authorize.js';
+import { oauthTokenRoutes } from './oauth-token.js';
+import { delegationRoutes } from './delegation.js';
+import { userRoutes } from './users.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
   wellKnownRoutes(table, deps);
+  authorizeRoutes(table, deps);
+  oauthTokenRoutes(table, deps);
+  delegationRoutes(table, deps);
+  signInRoutes(table, deps);
+  accountRoutes(table, deps);
+  userRoutes(table, deps);
   sourceRoutes(table, deps);
   activityRoutes(table, deps);
   activitySeriesRoutes(table, deps);

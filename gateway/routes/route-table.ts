@@ -37,28 +37,50 @@ export interface RouteSpec {
   bodyMediaType?: string;
   responses: Record<number, ResponseSpec>;
   deprecated?: boolean;
+  /** The route acts as the signed-in user only: a delegated token gets 403 (interface §5 "Delegated tokens"). */
+  refuseDelegated?: boolean;
+  /** The handler validates `body` itself (the token endpoint answers RFC 6749 errors, not 422); the schema only documents it. */
+  selfValidated?: boolean;
 }
 
 export interface AuthMiddleware {
   authenticate: Middleware;
   requireScope(scope: Scope): Middleware;
+  refuseDelegated: Middleware;
+}
+
+/** A server-rendered HTML page or form target: mounted, but not part of the API document. */
+export interface PageSpec {
+  method: 'get' | 'post';
+  /** Koa path, e.g. `/oauth/interaction/:id`. */
+  path: string;
+  name: string;
 }
 
 export class RouteTable {
   readonly routes: RouteSpec[] = [];
+  readonly pages: PageSpec[] = [];
 
   constructor(private readonly router: Router, private readonly auth: AuthMiddleware) {}
 
   add(spec: RouteSpec, handler: Middleware): this {
     const chain: Middleware[] = [];
     if (spec.auth === 'bearer') chain.push(this.auth.authenticate);
+    if (spec.refuseDelegated) chain.push(this.auth.refuseDelegated);
     if (spec.scope) chain.push(this.auth.requireScope(spec.scope));
     // A multipart body is parsed (and limited) by its handler; its schema only documents it.
-    const body = spec.bodyMediaType === 'multipart/form-data' ? undefined : spec.body;
+    const body = spec.bodyMediaType === 'multipart/form-data' || spec.selfValidated ? undefined : spec.body;
     if (spec.params || spec.query || body) chain.push(validate({ params: spec.params, query: spec.query, body }));
     chain.push(handler);
     this.router.register(koaPath(spec.path), [spec.method.toUpperCase()], chain, { name: spec.operationId });
     this.routes.push(spec);
+    return this;
+  }
+
+  /** Mounts an HTML page or form target (its handler reads and validates its own input). */
+  page(spec: PageSpec, ...handlers: Middleware[]): this {
+    this.router.register(spec.path, [spec.method.toUpperCase()], handlers, { name: spec.name });
+    this.pages.push(spec);
     return this;
   }
 }

@@ -32,7 +32,7 @@ export function grant(id: string, userId: string, applicationId: string): GrantR
 
 export function authorizationCode(id: string, userId: string, applicationId: string, over: Partial<AuthorizationCodeRecord> = {}): AuthorizationCodeRecord {
   return {
-    id, code_hash: `code-${id}`, user_id: userId, application_id: applicationId, redirect_uri: 'https://app.example.com/callback',
+    id, code_hash: `code-${id}`, user_id: userId, application_id: applicationId, grant_id: `grant-of-${id}`, redirect_uri: 'https://app.example.com/callback',
     scopes: ['activities:read', 'openid'], code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', nonce: null,
     auth_time: T0, expires_at: T0 + 60_000, consumed_at: null, created_at: T0, ...over,
   };
@@ -41,7 +41,7 @@ export function authorizationCode(id: string, userId: string, applicationId: str
 export function refreshToken(id: string, userId: string, applicationId: string, grantId: string): RefreshTokenRecord {
   return {
     id, token_hash: `token-${id}`, user_id: userId, application_id: applicationId, grant_id: grantId, client_secret_id: null,
-    scopes: ['activities:read'], created_at: T0, last_used_at: null,
+    scopes: ['activities:read'], auth_time: T0, created_at: T0, last_used_at: null,
   };
 }
 

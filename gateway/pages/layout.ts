@@ -1,0 +1,125 @@
+/**
+ * The page frame every server-rendered screen shares, and the headers every page is sent with
+ * (AUTH.md "Consent and sessions"): `Cache-Control: no-store`, `Referrer-Policy: no-referrer`, a
+ * Content-Security-Policy with `frame-ancestors 'none'` (plus `X-Frame-Options: DENY` for old
+ * browsers), no script at all, and styles allowed only by their hash.
+ *
+ * The CSP deliberately has no `form-action`: browsers apply it to the redirect that follows a form
+ * post, and the consent form's answer is a redirect to the application's own redirect URI.
+ */
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { html, trusted, type Html } from './html.js';
+
+export interface Brand {
+  /** The application's name, shown as "… wants to connect". */
+  name: string;
+  /** https image URL, or null. */
+  image: string | null;
+  /** `#rrggbb`, or null for the default accent. */
+  color: string | null;
+}
+
+export interface PageOptions {
+  title: string;
+  body: Html;
+  /** The application the screen is branded for (sign-in and consent during an authorization). */
+  brand?: Brand | null;
+}
+
+const ACCENT = '#2457d6';
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+
+const STYLE = `
+:root{--accent:${ACCENT};--ink:#14171f;--muted:#5b6472;--line:#dde1e8;--bg:#f4f6f9;--danger:#b42318;color-scheme:light}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--ink);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
+main{max-width:28rem;margin:0 auto;padding:2.5rem 1rem 3rem}
+.card{background:#fff;border:1px solid var(--line);border-radius:12px;padding:1.75rem 1.5rem;box-shadow:0 1px 2px rgba(16,24,40,.05)}
+.mark{display:flex;align-items:center;gap:.5rem;margin:0 0 1.5rem;font-weight:650;letter-spacing:.01em;color:var(--ink)}
+.mark svg{width:1.5rem;height:1.5rem}
+.app{display:flex;align-items:center;gap:.75rem;margin:0 0 1.25rem}
+.app img{width:3rem;height:3rem;border-radius:10px;object-fit:cover;border:1px solid var(--line)}
+.app .initial{width:3rem;height:3rem;border-radius:10px;background:var(--accent);color:#fff;display:grid;place-items:center;font-weight:700;font-size:1.25rem}
+h1{font-size:1.35rem;line-height:1.3;margin:0 0 .5rem}
+h2{font-size:1rem;margin:1.5rem 0 .5rem}
+p{margin:.5rem 0}
+.muted{color:var(--muted);font-size:.925rem}
+label{display:block;font-weight:600;font-size:.925rem;margin:1rem 0 .35rem}
+input[type=email],input[type=password],input[type=text]{width:100%;padding:.7rem .8rem;border:1px solid #c5cbd5;border-radius:8px;font:inherit;background:#fff}
+input:focus{outline:3px solid color-mix(in srgb,var(--accent) 30%,transparent);border-color:var(--accent)}
+button,.button{display:inline-block;width:100%;margin-top:1.1rem;padding:.75rem 1rem;border:0;border-radius:8px;background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer;text-align:center;text-decoration:none}
+button.secondary,.button.secondary{background:#fff;color:var(--ink);border:1px solid #c5cbd5}
+button.danger{background:var(--danger)}
+.row{display:flex;gap:.75rem}.row>*{flex:1}
+.divider{display:flex;align-items:center;gap:.75rem;color:var(--muted);font-size:.85rem;margin:1.5rem 0 .25rem}
+.divider:before,.divider:after{content:"";flex:1;border-top:1px solid var(--line)}
+ul.scopes{list-style:none;padding:0;margin:1rem 0}
+ul.scopes li{padding:.8rem 0;border-top:1px solid var(--line)}
+ul.scopes li:last-child{border-bottom:1px solid var(--line)}
+ul.scopes strong{display:block}
+ul.plain{padding-left:1.2rem}
+.notice{padding:.75rem .9rem;border-radius:8px;background:#eef4ff;border:1px solid #c7d7fe;font-size:.925rem;margin:1rem 0}
+.error{background:#fef3f2;border-color:#fecdca;color:var(--danger)}
+table{width:100%;border-collapse:collapse;font-size:.925rem}
+td,th{text-align:left;padding:.5rem .25rem;border-top:1px solid var(--line);vertical-align:top}
+code{font:.875rem/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f1f3f7;padding:.1rem .3rem;border-radius:4px;word-break:break-all}
+footer{margin-top:1.25rem;text-align:center;color:var(--muted);font-size:.825rem}
+a{color:var(--accent)}
+form.inline{display:inline}form.inline button{width:auto;margin:0;padding:.4rem .8rem}
+@media (max-width:420px){main{padding:1.25rem .75rem}.card{padding:1.25rem 1rem}}
+`;
+
+const LOGO = trusted(
+  '<svg viewBox="0 0 24 24" aria-hidden="true"><path fill="currentColor" d="M3 20h4V9H3zm7 0h4V4h-4zm7 0h4v-7h-4z"/></svg>',
+);
+
+/** The whole document. The style block is per page (a brand colour changes it), so is its CSP hash. */
+export function renderPage(options: PageOptions): { body: string; styleHash: string } {
+  const color = options.brand?.color && COLOR.test(options.brand.color) ? options.brand.color : null;
+  const style = color ? `${STYLE}:root{--accent:${color}}` : STYLE;
+  const document = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${options.title} · Threshold</title>
+<style>${trusted(style)}</style>
+</head>
+<body>
+<main>
+<p class="mark">${LOGO}<span>Threshold</span></p>
+<div class="card">
+${options.body}
+</div>
+<footer>Threshold keeps your training data. You decide which apps may use it.</footer>
+</main>
+</body>
+</html>
+`;
+  return { body: document.value, styleHash: createHash('sha256').update(style, 'utf8').digest('base64') };
+}
+
+/** The application header shown above sign-in and consent during an authorization. */
+export function appHeader(brand: Brand): Html {
+  const image = brand.image && /^https:\/\//i.test(brand.image) ? brand.image : null;
+  return html`<div class="app">${image ? html`<img src="${image}" alt="">` : html`<span class="initial" aria-hidden="true">${brand.name.slice(0, 1).toUpperCase()}</span>`}<div><strong>${brand.name}</strong></div></div>`;
+}
+
+/** Sends a page with the security headers every page carries. */
+export function sendPage(ctx: Context, status: number, options: PageOptions): void {
+  const { body, styleHash } = renderPage(options);
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Pragma', 'no-cache');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'sha256-${styleHash}'; img-src https: data:; base-uri 'none'; frame-ancestors 'none'`,
+  );
+  ctx.body = body;
+}
