@@ -2,7 +2,7 @@
  * createApp(config, deps) → the Koa application, without listening (tests mount it on port 0).
  * Middleware order: request id and logs → error writer → body parser → routes.
  */
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Logger } from '../domain/logger.js';
@@ -18,6 +18,7 @@ import { logRequests } from './middleware/log-requests.js';
 import { authenticate, refuseDelegated, requireScope } from './middleware/authenticate.js';
 import { RouteTable } from './routes/route-table.js';
 import { addRoutes } from './routes/index.js';
+import { MAX_TOKEN_BODY_BYTES, TOKEN_PATHS } from './routes/oauth-token.js';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -36,8 +37,32 @@ export interface GatewayDeps {
 /** JSON and form bodies are small; uploads go through their own multipart parser. */
 const BODY_LIMIT = '1mb';
 
+/**
+ * Body parsing. The token endpoint takes only small urlencoded forms and answers every failure in RFC
+ * 6749's shape, so its bodies get their own parser (form only, 16 KB) whose refusals are written as
+ * OAuth errors; everything else takes JSON or forms up to BODY_LIMIT.
+ */
+function parseBodies(): Middleware {
+  const general = bodyParser({ enableTypes: ['json', 'form'], jsonLimit: BODY_LIMIT, formLimit: BODY_LIMIT, encoding: 'utf-8' });
+  const token = bodyParser({ enableTypes: ['form'], formLimit: `${MAX_TOKEN_BODY_BYTES}b`, encoding: 'utf-8' });
+  return async function parseBody(ctx, next) {
+    if (ctx.method !== 'POST' || !TOKEN_PATHS.includes(ctx.path)) return general(ctx, next);
+    try {
+      await token(ctx, async () => {});
+    } catch (error) {
+      const status = (error as { status?: number }).status === 413 ? 413 : 400;
+      ctx.status = status;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Pragma', 'no-cache');
+      ctx.body = { error: 'invalid_request', error_description: status === 413 ? `request body larger than ${MAX_TOKEN_BODY_BYTES} bytes` : 'the body is not a valid urlencoded form' };
+      return;
+    }
+    await next();
+  };
+}
+
 export function createApp(deps: GatewayDeps): Koa {
-  const app = new Koa({ proxy: false });
+  const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true; // the error writer logs; Koa's default stderr printer would duplicate it
   const router = new Router();
   const table = new RouteTable(router, {
@@ -49,7 +74,7 @@ export function createApp(deps: GatewayDeps): Koa {
 
   app.use(logRequests(deps.logger));
   app.use(handleErrors());
-  app.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: BODY_LIMIT, formLimit: BODY_LIMIT, encoding: 'utf-8' }));
+  app.use(parseBodies());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

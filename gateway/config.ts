@@ -4,7 +4,7 @@
  */
 import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
-import { present, readAddress, readInteger, readLogLevel, type Env } from '../domain/env.js';
+import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 
 export interface GatewayConfig {
@@ -26,6 +26,12 @@ export interface GatewayConfig {
   maxUploadBytes: number;
   /** LOG_LEVEL: fatal, error, warn, info, debug, trace or silent. */
   logLevel: LogLevel;
+  /**
+   * TRUST_PROXY: read the client address from X-Forwarded-For (set it only behind a proxy that writes
+   * that header). Rate limits count per client address, so behind a proxy without it every client
+   * shares the proxy's address.
+   */
+  trustProxy: boolean;
   /** SMTP_URL: where sign-in links are sent (`smtp://user:pass@host:587`, `smtps://…`); null writes them to the log. */
   smtpUrl: string | null;
   /** MAIL_FROM: the sender of sign-in emails. */
@@ -46,6 +52,7 @@ export const GATEWAY_DEFAULTS = {
   engineDeadlineMs: 30_000, // ENGINE_DEADLINE_MS
   maxUploadBytes: 64 * 1024 * 1024, // MAX_UPLOAD_BYTES: 64 MiB; a 24-hour FIT file is about 5 MiB
   logLevel: 'info' as LogLevel, // LOG_LEVEL
+  trustProxy: false, // TRUST_PROXY
   // SMTP_URL: unset, so sign-in links are written to the log (a local install works without mail)
   mailFrom: 'Threshold <no-reply@localhost>', // MAIL_FROM
   scopeReleaseAt: Date.parse('2025-01-01T00:00:00Z'), // SCOPE_RELEASE_AT: apps created earlier keep the legacy bundles
@@ -65,6 +72,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     engineDeadlineMs: readInteger(env, 'ENGINE_DEADLINE_MS', GATEWAY_DEFAULTS.engineDeadlineMs, { min: 1, max: 3_600_000 }, problems),
     maxUploadBytes: readInteger(env, 'MAX_UPLOAD_BYTES', GATEWAY_DEFAULTS.maxUploadBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
     logLevel: readLogLevel(env, problems, GATEWAY_DEFAULTS.logLevel),
+    trustProxy: readBoolean(env, 'TRUST_PROXY', GATEWAY_DEFAULTS.trustProxy, problems),
     smtpUrl: readSmtpUrl(env, problems),
     mailFrom: present(env, 'MAIL_FROM') ?? GATEWAY_DEFAULTS.mailFrom,
     scopeReleaseAt: readInstant(env, 'SCOPE_RELEASE_AT', GATEWAY_DEFAULTS.scopeReleaseAt, problems),

@@ -90,7 +90,7 @@ function responses(route: RouteSpec): Record<string, unknown> {
   const errorBody = { content: { 'application/json': { schema: toSchema(ErrorDetail) } } };
   if (route.auth === 'bearer') out['401'] ??= { description: 'Missing, invalid or expired access token', ...errorBody };
   if (route.scope) out['403'] ??= { description: `The token lacks the ${route.scope} scope`, ...errorBody };
-  if (route.params || route.query || route.body) {
+  if (route.params || route.query || (route.body && !route.selfValidated)) {
     out['422'] ??= { description: 'Validation error', content: { 'application/json': { schema: toSchema(HttpValidationError) } } };
   }
   return out;

@@ -34,6 +34,7 @@ export async function startGateway(options: {
 }): Promise<RunningGateway> {
   const { store, logger } = options;
   const keys = await SigningKeys.open(store);
+  const stopKeyReload = keys.keepFresh((error) => logger.warn({ err: error }, 'signing keys: reload failed'));
   const server = http.createServer();
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -69,6 +70,7 @@ export async function startGateway(options: {
       });
       engine.close();
       mailer.close();
+      stopKeyReload();
     },
   };
 }

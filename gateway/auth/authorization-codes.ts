@@ -1,9 +1,14 @@
 /**
  * Authorization codes (AUTH.md "token"): 256-bit opaque values, stored as hashes, short-lived, and
  * single use by a conditional write, so of any number of parallel redemptions exactly one wins.
- * CONTRACT (filled in by the token-endpoint work): the signatures below are used by the authorize flow.
+ * The token endpoint first reads a code (`findCode`, no write) to check the client, redirect URI and
+ * PKCE against it, and only then consumes it (`redeemCode`): a request that fails those checks does not
+ * burn the legitimate client's code. Kept honest by test/gateway/token-endpoint.test.ts
+ * ("redeems a code once even when ten requests race for it", "refuses an expired code").
  */
 import type { AuthorizationCodeRecord, Store } from '../../storage/store.js';
+import { newId } from '../../storage/ids.js';
+import { hashSecret, newSecret } from './secrets.js';
 
 /** How long a code can be redeemed, milliseconds. */
 export const CODE_TTL_MS = 120_000;
@@ -24,12 +29,36 @@ export interface NewCode {
 
 /** Stores a new code and returns it in clear (the only time it exists in clear). */
 export async function issueCode(store: Store, input: NewCode, now = Date.now()): Promise<string> {
-  void store; void input; void now;
-  throw new Error('authorization codes: not implemented yet');
+  const code = newSecret('tac');
+  await store.authorization_codes.insert({
+    id: newId(),
+    code_hash: hashSecret(code),
+    user_id: input.userId,
+    application_id: input.applicationId,
+    grant_id: input.grantId,
+    redirect_uri: input.redirectUri,
+    scopes: [...input.scopes],
+    code_challenge: input.codeChallenge,
+    nonce: input.nonce,
+    auth_time: input.authTime,
+    expires_at: now + CODE_TTL_MS,
+    consumed_at: null,
+    created_at: now,
+  });
+  return code;
+}
+
+/** The unconsumed, unexpired code's record without consuming it, or null. */
+export async function findCode(store: Store, code: string, now = Date.now()): Promise<AuthorizationCodeRecord | null> {
+  const record = await store.authorization_codes.findOne({ code_hash: hashSecret(code) });
+  return record && record.consumed_at === null && record.expires_at > now ? record : null;
 }
 
 /** Consumes the code: the record when this call won the redemption, null when unknown, used or expired. */
 export async function redeemCode(store: Store, code: string, now = Date.now()): Promise<AuthorizationCodeRecord | null> {
-  void store; void code; void now;
-  throw new Error('authorization codes: not implemented yet');
+  // "codes are single use by a conditional write (parallel redemptions: exactly one wins)"
+  const record = await store.authorization_codes.updateOne({ code_hash: hashSecret(code), consumed_at: null }, { set: { consumed_at: now } });
+  if (!record) return null;
+  // An expired code is burnt as well: it can never be redeemed later.
+  return record.expires_at > now ? record : null;
 }

@@ -3,7 +3,9 @@
  * makes concurrent first starts agree on one key); later generations come from rotation. The newest
  * unretired key signs; every key not yet past `retired_at + ACCESS_TOKEN_TTL` verifies and is
  * published in the JWKS. A token naming an unknown `kid` triggers a reload (another replica may
- * have rotated), at most once per RELOAD_INTERVAL_MS.
+ * have rotated), at most once per RELOAD_INTERVAL_MS, and a running gateway reloads every
+ * RELOAD_INTERVAL_MS anyway (`keepFresh`), so a rotation from the command line or another replica
+ * starts signing everywhere within that interval.
  */
 import { exportJWK, generateKeyPair, importJWK, calculateJwkThumbprint, type JWK, type CryptoKey } from 'jose';
 import type { JsonObject, SigningKeyRecord, Store } from '../../storage/store.js';
@@ -11,6 +13,8 @@ import { newId } from '../../storage/ids.js';
 
 export const ACCESS_TOKEN_TTL_S = 900;
 const RELOAD_INTERVAL_MS = 30_000;
+/** How long a retired key stays published: its last tokens' lifetime, plus one reload interval. */
+export const RETIRED_KEY_PUBLISHED_MS = ACCESS_TOKEN_TTL_S * 1000 + RELOAD_INTERVAL_MS;
 
 interface LoadedKey {
   record: SigningKeyRecord;
@@ -66,6 +70,13 @@ export class SigningKeys {
     return record.kid;
   }
 
+  /** Reloads every RELOAD_INTERVAL_MS until the returned function is called. */
+  keepFresh(onError: (error: unknown) => void): () => void {
+    const timer = setInterval(() => this.reload().catch(onError), RELOAD_INTERVAL_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   async reload(): Promise<void> {
     const records = await this.store.signing_keys.find({}, { sort: { generation: -1 } });
     this.keys = await Promise.all(
@@ -80,7 +91,8 @@ export class SigningKeys {
 }
 
 function isPublished(record: SigningKeyRecord, now: number): boolean {
-  return record.retired_at === null || record.retired_at + ACCESS_TOKEN_TTL_S * 1000 > now;
+  // A replica may sign with a key for up to one reload interval after another retired it.
+  return record.retired_at === null || record.retired_at + RETIRED_KEY_PUBLISHED_MS > now;
 }
 
 async function generateRecord(generation: number, now = Date.now()): Promise<SigningKeyRecord> {

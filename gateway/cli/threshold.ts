@@ -8,7 +8,10 @@
  *   threshold serve                                    the whole service in one process (npm start)
  *   threshold user create --email E [--password P] [--first-name F] [--last-name L]
  *   threshold app create --owner USER_ID --name N [--description D] [--redirect-uri U]… [--secret]
+ *   threshold app secret add --app APP_ID [--label L]   a new client secret, shown once
+ *   threshold app secret delete --app APP_ID --id SECRET_ID   ends every token issued under it
  *   threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read …"
+ *   threshold keys rotate                              adds a signing key, retires the current one; prints the new kid
  *   threshold import --user USER_ID PATH…              FIT and CSV files or folders, through the ingest path
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -23,6 +26,7 @@ import { SigningKeys } from '../auth/signing-keys.js';
 import { mintAccessToken } from '../auth/access-tokens.js';
 import { isScope, splitScopes } from '../auth/scopes.js';
 import { addClientSecret, createApplication, createUser, unionGrant } from '../services/accounts.js';
+import { deleteClientSecret } from '../services/grants.js';
 import { presentApplication } from '../presenters/application.js';
 import { importFiles } from './import.js';
 import { ConfigError } from '../../domain/config-error.js';
@@ -36,7 +40,10 @@ const USAGE = `usage:
   threshold serve
   threshold user create --email E [--password P] [--first-name F] [--last-name L]
   threshold app create --owner USER_ID --name N [--description D] [--redirect-uri U]... [--secret]
+  threshold app secret add --app APP_ID [--label L]
+  threshold app secret delete --app APP_ID --id SECRET_ID
   threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read ..."
+  threshold keys rotate
   threshold import --user USER_ID PATH...`;
 
 type Command = (store: Store, config: GatewayConfig, args: string[]) => Promise<unknown>;
@@ -82,6 +89,31 @@ const COMMANDS: Record<string, Command> = {
     const keys = await SigningKeys.open(store);
     return mintAccessToken(keys, { issuer: config.baseUrl, userId, applicationId: values.app ?? null, scopes });
   },
+
+  // gaps.md: "Applications may have several client secrets, each with a label, shown once".
+  'app secret add': async (store, _config, args) => {
+    const { values } = parse(args, { app: { type: 'string' }, label: { type: 'string' } });
+    const appId = required(values.app, '--app');
+    const application = await store.applications.get(appId);
+    if (!application) throw new CommandFailure(`application ${appId} does not exist`);
+    const { record, secret } = await addClientSecret(store, application, values.label ?? null);
+    return { id: record.id, application_id: record.application_id, label: record.label, client_secret: secret, hint: record.hint, created_at: new Date(record.created_at).toISOString() };
+  },
+
+  // "deleting one ends every token issued under it"
+  'app secret delete': async (store, _config, args) => {
+    const { values } = parse(args, { app: { type: 'string' }, id: { type: 'string' } });
+    const appId = required(values.app, '--app');
+    const secretId = required(values.id, '--id');
+    if (!(await deleteClientSecret(store, appId, secretId))) throw new CommandFailure(`application ${appId} has no client secret ${secretId}`);
+    return { deleted: true, id: secretId, application_id: appId };
+  },
+
+  // AUTH.md: "keys persisted, rotatable, old keys published until their tokens expire".
+  'keys rotate': async (store) => {
+    const keys = await SigningKeys.open(store);
+    return { kid: await keys.rotate() };
+  },
 };
 
 COMMANDS['import'] = async (store, config, args) => {
@@ -118,7 +150,8 @@ async function main(argv: string[]): Promise<number> {
     }
     return -1; // keep running
   }
-  const name = argv[0] === 'import' ? 'import' : argv.slice(0, 2).join(' ');
+  // Commands are one to three words (`import`, `user create`, `app secret add`).
+  const name = [3, 2, 1].map((words) => argv.slice(0, words).join(' ')).find((candidate) => Object.hasOwn(COMMANDS, candidate)) ?? argv.slice(0, 2).join(' ');
   const command = COMMANDS[name];
   if (!command) {
     process.stderr.write(`${JSON.stringify({ error: `unknown command '${argv.join(' ')}'` })}\n${USAGE}\n`);

@@ -1,9 +1,13 @@
 /**
- * Discovery documents. The OpenID configuration lists only what exists: endpoints are added here as
- * the provider grows (the authorization and token endpoints arrive with the identity-provider issue).
+ * Discovery documents (interface §5 "Endpoints of the flow"; AUTH.md "Discovery, JWKS, userinfo, ID
+ * token"). The OpenID configuration is truthful: it lists exactly the endpoints, grants, methods and
+ * claims the provider implements, and nothing it does not (no request objects, no claims parameter, no
+ * implicit or hybrid flows). The JWKS publishes public key members only, every key that may still verify
+ * a live token. Kept honest by test/gateway/oidc.test.ts.
  */
 import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
+import { CLAIMS } from '../auth/id-tokens.js';
 import type { RouteTable } from './route-table.js';
 import type { GatewayDeps } from '../app.js';
 
@@ -17,7 +21,8 @@ export function wellKnownRoutes(table: RouteTable, deps: GatewayDeps): void {
     },
     async function jwks(ctx) {
       ctx.set('Cache-Control', 'public, max-age=300');
-      ctx.body = { keys: deps.keys.publicJwks() };
+      // Public members only, whatever the key records hold: never d, p, q, dp, dq, qi.
+      ctx.body = { keys: deps.keys.publicJwks().map(({ kty, n, e, kid, alg, use }) => ({ kty, kid, alg, use, n, e })) };
     },
   );
 
@@ -31,12 +36,30 @@ export function wellKnownRoutes(table: RouteTable, deps: GatewayDeps): void {
       ctx.set('Cache-Control', 'public, max-age=300');
       ctx.body = {
         issuer: base,
+        // interface §5: "Authorization | {base_url}/oauth/authorize", "Token | {base_url}/api/v1/oauth/token"
+        authorization_endpoint: `${base}/oauth/authorize`,
+        token_endpoint: `${base}/api/v1/oauth/token`,
+        userinfo_endpoint: `${base}/api/v1/oauth/userinfo`,
         jwks_uri: `${base}/.well-known/jwks.json`,
         scopes_supported: [...SCOPES],
+        // "response_type | required; code; not validated, code is the only flow"
         response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],
-        claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat'],
+        // HTTP Basic, a body secret, or none with PKCE ("never required with PKCE")
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+        // "code_challenge, code_challenge_method | PKCE; method S256"
+        code_challenge_methods_supported: ['S256'],
+        claims_supported: [...CLAIMS],
+        // "prompt | optional; none, consent, login, select_account"
+        prompt_values_supported: ['none', 'consent', 'login', 'select_account'],
+        // AUTH.md: "`iss` on every response" of the authorization endpoint (RFC 9207)
+        authorization_response_iss_parameter_supported: true,
+        request_parameter_supported: false,
+        request_uri_parameter_supported: false,
+        claims_parameter_supported: false,
       };
     },
   );
