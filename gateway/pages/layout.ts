@@ -25,6 +25,8 @@ export interface PageOptions {
   body: Html;
   /** The application the screen is branded for (sign-in and consent during an authorization). */
   brand?: Brand | null;
+  /** A wider card for lists and tables (account pages); sign-in and consent stay narrow. */
+  wide?: boolean;
 }
 
 const ACCENT = '#2457d6';
@@ -35,6 +37,7 @@ const STYLE = `
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--ink);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
 main{max-width:28rem;margin:0 auto;padding:2.5rem 1rem 3rem}
+main.wide{max-width:44rem}
 .card{background:#fff;border:1px solid var(--line);border-radius:12px;padding:1.75rem 1.5rem;box-shadow:0 1px 2px rgba(16,24,40,.05)}
 .mark{display:flex;align-items:center;gap:.5rem;margin:0 0 1.5rem;font-weight:650;letter-spacing:.01em;color:var(--ink)}
 .mark svg{width:1.5rem;height:1.5rem}
@@ -61,6 +64,29 @@ ul.scopes strong{display:block}
 ul.plain{padding-left:1.2rem}
 .notice{padding:.75rem .9rem;border-radius:8px;background:#eef4ff;border:1px solid #c7d7fe;font-size:.925rem;margin:1rem 0}
 .error{background:#fef3f2;border-color:#fecdca;color:var(--danger)}
+.warn{background:#fffaeb;border-color:#fedf89;color:#7a2e0e}
+.success{background:#ecfdf3;border-color:#abefc6;color:#067647}
+.center{text-align:center}
+.lead{color:var(--muted);margin:0 0 1.25rem}
+.who{display:flex;align-items:center;gap:.6rem;padding:.6rem .75rem;border:1px solid var(--line);border-radius:8px;margin:1rem 0;font-size:.925rem}
+.who .avatar{width:2rem;height:2rem;border-radius:50%;background:#e7ecf5;color:var(--ink);display:grid;place-items:center;font-weight:650;flex:none}
+.who span{overflow-wrap:anywhere}
+ul.scopes li span{color:var(--muted);font-size:.925rem}
+ul.scopes li q{display:block;margin-top:.35rem;padding-left:.6rem;border-left:3px solid var(--line);font-size:.925rem;quotes:none}
+.item{display:flex;justify-content:space-between;align-items:flex-start;gap:.75rem;padding:.85rem 0;border-top:1px solid var(--line)}
+.list{border-bottom:1px solid var(--line);margin:.5rem 0 1rem}
+code.scope{word-break:normal;white-space:nowrap;font-size:.8rem}
+.item>div{min-width:0;overflow-wrap:anywhere}
+.item .muted{margin:.15rem 0 0}
+details.confirm{flex:none}
+details.confirm summary{list-style:none;cursor:pointer;color:var(--danger);font-weight:600;font-size:.925rem;padding:.35rem .1rem}
+details.confirm summary::-webkit-details-marker{display:none}
+details.confirm[open] summary{color:var(--muted)}
+details.confirm p{max-width:16rem;font-size:.875rem}
+details.confirm form button{margin-top:.4rem;padding:.5rem .8rem;width:auto}
+.secret{display:block;padding:.8rem;font-size:.95rem;margin:.75rem 0;background:#f1f3f7;border:1px dashed #c5cbd5;user-select:all}
+button.link{width:auto;margin:0;padding:0;background:none;border:0;color:var(--accent);font-weight:500;text-decoration:underline;cursor:pointer}
+.actions{margin-top:1.5rem}
 table{width:100%;border-collapse:collapse;font-size:.925rem}
 td,th{text-align:left;padding:.5rem .25rem;border-top:1px solid var(--line);vertical-align:top}
 code{font:.875rem/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f1f3f7;padding:.1rem .3rem;border-radius:4px;word-break:break-all}
@@ -88,7 +114,7 @@ export function renderPage(options: PageOptions): { body: string; styleHash: str
 <style>${trusted(style)}</style>
 </head>
 <body>
-<main>
+<main${options.wide ? html` class="wide"` : ''}>
 <p class="mark">${LOGO}<span>Threshold</span></p>
 <div class="card">
 ${options.body}

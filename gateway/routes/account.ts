@@ -1,7 +1,153 @@
-/** Signed-in account pages: connected apps (revoke) and application client secrets. */
+/**
+ * The signed-in account pages (interface §3 "Consent grant": "only the user revoking the app as a
+ * whole removes the grant"; gaps.md: secrets "each with a label, shown once; deleting one ends every
+ * token issued under it"):
+ *
+ *   GET  /account                                              who, connected apps, owned apps
+ *   POST /account/apps/:application_id/revoke                   revokeGrant → 303 /account
+ *   GET  /account/applications/:id                              client id, redirect URIs, secrets
+ *   POST /account/applications/:id/secrets                      addClientSecret → the secret, once
+ *   POST /account/applications/:id/secrets/:secret_id/delete    deleteClientSecret → 303
+ *
+ * Pages answer 303 /signin without a signed-in session; another account's application is a 404 (its
+ * existence is not confirmed). Every POST carries the session's CSRF token. Notices travel as fixed
+ * codes in the query, never as text. Kept honest by test/gateway/account-pages.test.ts.
+ */
+import { displayName } from '../presenters/user.js';
+import type { Context } from 'koa';
+import type { ApplicationRecord, ClientSecretRecord, SessionRecord, UserRecord } from '../../storage/store.js';
 import type { RouteTable } from './route-table.js';
 import type { GatewayDeps } from '../app.js';
+import { addClientSecret } from '../services/accounts.js';
+import { deleteClientSecret, revokeGrant } from '../services/grants.js';
+import { isPrivate } from '../presenters/application.js';
+import { sendPage } from '../pages/layout.js';
+import { csrfSession, FIELD_LIMITS, formBody, seeOther, stringField } from '../pages/forms.js';
+import { forbiddenPage, notFoundPage } from '../pages/messages.js';
+import { accountPage, applicationPage, secretCreatedPage, type SecretView } from '../pages/account.js';
+import type { AccountView } from '../pages/oauth.js';
+import { signedInUser } from './sign-in.js';
+
+/** More would be a mistake; each secret is a way in. */
+const MAX_SECRETS = 20;
+
+const NOTICES = new Map([
+  ['revoked', 'Access revoked. The app can no longer use your data.'],
+  ['secret_deleted', 'Client secret deleted. Every token issued under it has stopped working.'],
+  ['secret_missing', 'That client secret no longer exists.'],
+]);
 
 export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
-  void table; void deps;
+  const { store, sessions } = deps;
+
+  table.page({ method: 'get', path: '/account', name: 'account' }, async function showAccount(ctx) {
+    const found = await signedInUser(ctx, deps);
+    if (!found) return seeOther(ctx, '/signin');
+    const { user, session } = found;
+    const [grants, owned] = await Promise.all([
+      store.grants.find({ user_id: user.id }, { sort: { created_at: 1 } }),
+      store.applications.find({ user_id: user.id }, { sort: { created_at: 1 } }),
+    ]);
+    const applications = await Promise.all(grants.map((grant) => store.applications.get(grant.application_id)));
+    const connected = grants.flatMap((grant, index) => {
+      const application = applications[index];
+      return application ? [{ applicationId: application.id, name: application.name, scopes: grant.scopes, since: grant.created_at }] : [];
+    });
+    sendPage(ctx, 200, accountPage({
+      account: accountView(user),
+      connected,
+      owned: owned.map((application) => ({ id: application.id, name: application.name, isPrivate: isPrivate(application) })),
+      csrfToken: session.csrf_token,
+      notice: noticeOf(ctx),
+    }));
+  });
+
+  table.page({ method: 'post', path: '/account/apps/:application_id/revoke', name: 'revokeApp' }, async function revokeApp(ctx) {
+    const acting = await actingUser(ctx);
+    if (!acting) return;
+    await revokeGrant(store, acting.user.id, String(ctx.params.application_id));
+    seeOther(ctx, '/account?notice=revoked');
+  });
+
+  table.page({ method: 'get', path: '/account/applications/:id', name: 'applicationSettings' }, async function showApplication(ctx) {
+    const found = await signedInUser(ctx, deps);
+    if (!found) return seeOther(ctx, '/signin');
+    const application = await ownedApplication(ctx, found.user);
+    if (!application) return;
+    await sendApplicationPage(ctx, 200, application, found.session, { notice: noticeOf(ctx) });
+  });
+
+  table.page({ method: 'post', path: '/account/applications/:id/secrets', name: 'createClientSecret' }, async function createSecret(ctx) {
+    const acting = await actingUser(ctx);
+    if (!acting) return;
+    const application = await ownedApplication(ctx, acting.user);
+    if (!application) return;
+    const label = (stringField(acting.body, 'label') ?? '').trim();
+    if (label.length > FIELD_LIMITS.label) {
+      return sendApplicationPage(ctx, 422, application, acting.session, { error: `A label can have at most ${FIELD_LIMITS.label} characters.` });
+    }
+    if ((await store.client_secrets.count({ application_id: application.id })) >= MAX_SECRETS) {
+      return sendApplicationPage(ctx, 409, application, acting.session, { error: `An application can have at most ${MAX_SECRETS} client secrets. Delete one first.` });
+    }
+    const { secret } = await addClientSecret(store, application, label || null);
+    sendPage(ctx, 201, secretCreatedPage({ application: { id: application.id, name: application.name }, label: label || null, secret }));
+  });
+
+  table.page({ method: 'post', path: '/account/applications/:id/secrets/:secret_id/delete', name: 'deleteClientSecret' }, async function deleteSecret(ctx) {
+    const acting = await actingUser(ctx);
+    if (!acting) return;
+    const application = await ownedApplication(ctx, acting.user);
+    if (!application) return;
+    const deleted = await deleteClientSecret(store, application.id, String(ctx.params.secret_id));
+    seeOther(ctx, `/account/applications/${encodeURIComponent(application.id)}?notice=${deleted ? 'secret_deleted' : 'secret_missing'}`);
+  });
+
+  /** For a POST: the CSRF-checked, signed-in user; otherwise the 403 page or 303 /signin was sent. */
+  async function actingUser(ctx: Context): Promise<{ user: UserRecord; session: SessionRecord; body: Record<string, unknown> } | null> {
+    const body = formBody(ctx);
+    if (!(await csrfSession(ctx, sessions, body))) {
+      sendPage(ctx, 403, forbiddenPage());
+      return null;
+    }
+    const found = await signedInUser(ctx, deps);
+    if (!found) {
+      seeOther(ctx, '/signin');
+      return null;
+    }
+    return { ...found, body };
+  }
+
+  /** The application in the path when this user owns it; otherwise the 404 page was sent. */
+  async function ownedApplication(ctx: Context, user: UserRecord): Promise<ApplicationRecord | null> {
+    const id = String(ctx.params.id ?? '');
+    const application = id.length <= 64 ? await store.applications.get(id) : null;
+    if (application && application.user_id === user.id) return application;
+    sendPage(ctx, 404, notFoundPage());
+    return null;
+  }
+
+  async function sendApplicationPage(
+    ctx: Context, status: number, application: ApplicationRecord, session: SessionRecord, messages: { notice?: string | null; error?: string | null },
+  ): Promise<void> {
+    const secrets = await store.client_secrets.find({ application_id: application.id }, { sort: { created_at: 1 } });
+    sendPage(ctx, status, applicationPage({
+      application: { id: application.id, name: application.name, redirectUris: application.redirect_uris, isPrivate: isPrivate(application) },
+      secrets: secrets.map(secretView),
+      csrfToken: session.csrf_token,
+      ...messages,
+    }));
+  }
+}
+
+function secretView(secret: ClientSecretRecord): SecretView {
+  return { id: secret.id, label: secret.label, hint: secret.hint, createdAt: secret.created_at };
+}
+
+function accountView(user: UserRecord): AccountView {
+  return { email: user.email, name: displayName(user, { revealEmail: true }) };
+}
+
+function noticeOf(ctx: Context): string | null {
+  const code = ctx.query.notice;
+  return typeof code === 'string' ? NOTICES.get(code) ?? null : null;
 }

@@ -1,7 +1,300 @@
-/** Sign up, sign in (email link or password) and sign out pages. */
+/**
+ * Sign up, sign in and sign out (AUTH.md "sessions and sign-in"; gaps.md "Authentication details"):
+ *
+ *   GET  /signin[?interaction=]   the two ways in: an emailed link, or email + password; branded for
+ *                                 the application of a live interaction, reworded for existing_only
+ *   POST /signin/password         verify; 401 with one message for every failure; 429 past the limit
+ *   POST /signin/email            send a link; the same "check your email" page for every address
+ *   GET  /signin/link?token=      a Continue button only: GET never uses a link (mail scanners fetch)
+ *   POST /signin/link             use the link once, sign in, carry the interaction across
+ *   GET  /signup, POST /signup    create an account with a password, then sign in
+ *   POST /signout                 end the session; with an interaction: "use another account"
+ *
+ * Every POST carries the session's CSRF token (403 page otherwise) and every answer is a page from
+ * sendPage or a 303. Signing in always goes through Sessions.signIn, which rotates the session.
+ *
+ * Decisions:
+ * - No enumeration: a wrong password, an unknown email, a managed user and a user without a password
+ *   get the same 401 page (a dummy scrypt runs so they take the same time), and a link request gets
+ *   the same page for every address.
+ * - A link requested for an address without an account sends that address a short email saying there
+ *   is no account and linking to /signup: the requester learns nothing (same page, same timing, same
+ *   rate limits), the owner of the address is not left waiting for a link that never comes, and no
+ *   account is ever created for an address nobody proved to own. A managed user gets nothing.
+ * - Rate limits: failed passwords per email and per client address; link requests per email and per
+ *   address (every request counts, known or not); sign-up attempts that pass validation per address.
+ *
+ * Kept honest by test/gateway/sign-in.test.ts and test/gateway/pages.test.ts.
+ */
+import type { Context } from 'koa';
+import type { ApplicationRecord, InteractionRecord, SessionRecord, UserRecord } from '../../storage/store.js';
 import type { RouteTable } from './route-table.js';
 import type { GatewayDeps } from '../app.js';
+import { HttpError, ValidationError } from '../errors.js';
+import type { RateLimiter } from '../auth/rate-limit.js';
+import { hashPassword, verifyPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
+import { consumeMagicLink, createMagicLink, findUsable, MAGIC_LINK_TTL_MS } from '../auth/magic-links.js';
+import { createUser } from '../services/accounts.js';
+import { sendPage, type Brand } from '../pages/layout.js';
+import {
+  clientAddress, csrfSession, emailField, FIELD_LIMITS, formBody, interactionIdOf, seeOther, stringField,
+  withInteraction, type FormBody,
+} from '../pages/forms.js';
+import { forbiddenPage, mailFailedPage, tooManyRequestsPage } from '../pages/messages.js';
+import {
+  checkEmailPage, magicLinkPage, magicLinkUnusablePage, signInPage, signUpPage, type EmailAuthMode, type FormContext,
+} from '../pages/sign-in.js';
+import { noAccountMail, signInLinkMail } from '../pages/emails.js';
+
+const WRONG_CREDENTIALS = 'The email or password is wrong.';
+const LINK_MINUTES = MAGIC_LINK_TTL_MS / 60_000;
+
+/** Compared against when there is no usable hash, so every failure costs one scrypt. */
+let dummyHash: Promise<string> | null = null;
+
+/** The authorization a sign-in screen serves, when its interaction is live. */
+interface Flow {
+  interaction: InteractionRecord | null;
+  brand: Brand | null;
+  mode: EmailAuthMode;
+}
+
+const NO_FLOW: Flow = { interaction: null, brand: null, mode: 'enabled' };
 
 export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
-  void table; void deps;
+  const { store, sessions, limits, mailer } = deps;
+  const baseUrl = deps.config.baseUrl;
+
+  table.page({ method: 'get', path: '/signin', name: 'signIn' }, async function showSignIn(ctx) {
+    const flow = await flowOf(ctx.query.interaction);
+    if (await signedInUser(ctx, deps)) return seeOther(ctx, destination(flow));
+    const session = await sessions.ensure(ctx);
+    sendPage(ctx, 200, signInPage({ ...formContext(flow, session), mode: flow.mode }));
+  });
+
+  table.page({ method: 'post', path: '/signin/password', name: 'signInWithPassword' }, async function signInWithPassword(ctx) {
+    const body = formBody(ctx);
+    const session = await csrfSession(ctx, sessions, body);
+    if (!session) return sendPage(ctx, 403, forbiddenPage());
+    const flow = await flowOf(body.interaction);
+    const email = emailField(body);
+    const keys = [`ip:${clientAddress(ctx)}`, ...(email ? [`email:${email}`] : [])];
+    if (tooMany(ctx, limits.signInFailures, keys, withInteraction('/signin', flow.interaction?.id ?? null))) return;
+
+    const user = email ? await store.users.findOne({ email }) : null;
+    if (!(await passwordMatches(user, stringField(body, 'password'))) || !user) {
+      for (const key of keys) limits.signInFailures.record(key);
+      return sendPage(ctx, 401, signInPage({
+        ...formContext(flow, session), mode: flow.mode, email: typedEmail(body), error: { form: 'password', message: WRONG_CREDENTIALS },
+      }));
+    }
+    limits.signInFailures.reset(`email:${email}`);
+    await sessions.signIn(ctx, user.id);
+    seeOther(ctx, destination(flow));
+  });
+
+  table.page({ method: 'post', path: '/signin/email', name: 'signInWithEmail' }, async function requestMagicLink(ctx) {
+    const body = formBody(ctx);
+    const session = await csrfSession(ctx, sessions, body);
+    if (!session) return sendPage(ctx, 403, forbiddenPage());
+    const flow = await flowOf(body.interaction);
+    const interactionId = flow.interaction?.id ?? null;
+    const email = emailField(body);
+    if (!email) {
+      return sendPage(ctx, 400, signInPage({
+        ...formContext(flow, session), mode: flow.mode, email: typedEmail(body), error: { form: 'email', message: 'Enter a valid email address.' },
+      }));
+    }
+    const keys = [`email:${email}`, `ip:${clientAddress(ctx)}`];
+    const back = withInteraction('/signin', interactionId);
+    if (tooMany(ctx, limits.magicLinks, keys, back)) return;
+    for (const key of keys) limits.magicLinks.record(key);
+
+    const user = await store.users.findOne({ email });
+    try {
+      if (user && user.managed_by === null) {
+        const { token } = await createMagicLink(store, user, interactionId);
+        await mailer.send(signInLinkMail({ to: email, url: `${baseUrl}/signin/link?token=${token}`, minutes: LINK_MINUTES }));
+      } else if (!user) {
+        await mailer.send(noAccountMail({ to: email, signUpUrl: `${baseUrl}${withInteraction('/signup', interactionId)}` }));
+      }
+      // A managed user gets nothing: it can never sign in.
+    } catch (error) {
+      ctx.state.logger?.error({ err: error }, 'sign-in: the email could not be sent');
+      return sendPage(ctx, 503, mailFailedPage(back));
+    }
+    sendPage(ctx, 200, checkEmailPage({ brand: flow.brand, interactionId, email, minutes: LINK_MINUTES }));
+  });
+
+  table.page({ method: 'get', path: '/signin/link', name: 'magicLink' }, async function showMagicLink(ctx) {
+    const session = await sessions.ensure(ctx);
+    const token = ctx.query.token;
+    const link = await findUsable(store, token);
+    const user = link ? await store.users.get(link.user_id) : null;
+    if (!link || !user || user.managed_by !== null || typeof token !== 'string') {
+      return sendPage(ctx, 410, magicLinkUnusablePage({ interactionId: null, minutes: LINK_MINUTES }));
+    }
+    sendPage(ctx, 200, magicLinkPage({ token, csrfToken: session.csrf_token, email: user.email }));
+  });
+
+  table.page({ method: 'post', path: '/signin/link', name: 'useMagicLink' }, async function useMagicLink(ctx) {
+    const body = formBody(ctx);
+    if (!(await csrfSession(ctx, sessions, body))) return sendPage(ctx, 403, forbiddenPage());
+    const link = await consumeMagicLink(store, stringField(body, 'token'));
+    const user = link ? await store.users.get(link.user_id) : null;
+    if (!link || !user || user.managed_by !== null) {
+      return sendPage(ctx, 410, magicLinkUnusablePage({ interactionId: null, minutes: LINK_MINUTES }));
+    }
+    const session = await sessions.signIn(ctx, user.id);
+    const interactionId = await adoptInteraction(link.interaction_id, user.id, session.id);
+    seeOther(ctx, interactionId ? interactionPath(interactionId) : '/account');
+  });
+
+  table.page({ method: 'get', path: '/signup', name: 'signUp' }, async function showSignUp(ctx) {
+    const flow = await flowOf(ctx.query.interaction);
+    if (await signedInUser(ctx, deps)) return seeOther(ctx, destination(flow));
+    const session = await sessions.ensure(ctx);
+    sendPage(ctx, 200, signUpPage(formContext(flow, session)));
+  });
+
+  table.page({ method: 'post', path: '/signup', name: 'createAccount' }, async function createAccount(ctx) {
+    const body = formBody(ctx);
+    const session = await csrfSession(ctx, sessions, body);
+    if (!session) return sendPage(ctx, 403, forbiddenPage());
+    const flow = await flowOf(body.interaction);
+    const firstName = stringField(body, 'first_name') ?? '';
+    const lastName = stringField(body, 'last_name') ?? '';
+    const again = (status: number, error: string) => sendPage(ctx, status, signUpPage({
+      ...formContext(flow, session),
+      values: { email: typedEmail(body), first_name: firstName.slice(0, FIELD_LIMITS.name), last_name: lastName.slice(0, FIELD_LIMITS.name) },
+      error,
+    }));
+    const key = `ip:${clientAddress(ctx)}`;
+    if (tooMany(ctx, limits.signUps, [key], withInteraction('/signup', flow.interaction?.id ?? null))) return;
+
+    const email = emailField(body);
+    const password = stringField(body, 'password');
+    if (!email) return again(422, 'Enter a valid email address.');
+    if (password === null || password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+      return again(422, `Choose a password of ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`);
+    }
+    if (firstName.trim().length > FIELD_LIMITS.name || lastName.trim().length > FIELD_LIMITS.name) {
+      return again(422, `Names can have at most ${FIELD_LIMITS.name} characters.`);
+    }
+    limits.signUps.record(key);
+    let user: UserRecord;
+    try {
+      user = await createUser(store, { email, password, first_name: firstName, last_name: lastName });
+    } catch (error) {
+      if (error instanceof ValidationError) return again(422, `Please check the form: ${error.issues[0]?.msg ?? 'a value is not valid'}.`);
+      if (error instanceof HttpError && error.status === 409) return again(409, 'An account with this email already exists — sign in instead.');
+      throw error;
+    }
+    await sessions.signIn(ctx, user.id);
+    seeOther(ctx, destination(flow));
+  });
+
+  table.page({ method: 'post', path: '/signout', name: 'signOut' }, async function signOut(ctx) {
+    const body = formBody(ctx);
+    const session = await csrfSession(ctx, sessions, body);
+    if (!session) return sendPage(ctx, 403, forbiddenPage());
+    const interactionId = interactionIdOf(body.interaction);
+    await sessions.signOut(ctx);
+    // "Not you? Use another account": the pending authorization follows the browser to a fresh
+    // anonymous session, without the account it was shown to.
+    let kept: string | null = null;
+    const interaction = interactionId ? await liveInteraction(interactionId) : null;
+    if (interaction && interaction.session_id === session.id) {
+      const fresh = await sessions.ensure(ctx);
+      const moved = await store.interactions.updateOne(
+        { id: interaction.id, consumed_at: null, session_id: session.id },
+        { set: { session_id: fresh.id, user_id: null } },
+      );
+      if (moved) kept = moved.id;
+    }
+    seeOther(ctx, withInteraction('/signin', kept));
+  });
+
+  async function liveInteraction(id: string, now = Date.now()): Promise<InteractionRecord | null> {
+    const interaction = await store.interactions.get(id);
+    return interaction && interaction.consumed_at === null && interaction.expires_at > now ? interaction : null;
+  }
+
+  /** The live interaction named by a query parameter or form field, with its application's brand. */
+  async function flowOf(value: unknown): Promise<Flow> {
+    const id = interactionIdOf(value);
+    const interaction = id ? await liveInteraction(id) : null;
+    const application = interaction ? await store.applications.get(interaction.application_id) : null;
+    if (!interaction || !application) return NO_FLOW;
+    const mode: EmailAuthMode = interaction.request.email_auth_mode === 'existing_only' ? 'existing_only' : 'enabled';
+    return { interaction, brand: brandOf(application), mode };
+  }
+
+  /**
+   * An emailed link may be opened in another tab or browser than the one that asked for it: the
+   * interaction moves to the new session when its session is anonymous (or gone) or this user's, and
+   * it was not already shown to another account. Returns the id to continue with, or null.
+   */
+  async function adoptInteraction(id: string | null, userId: string, sessionId: string, now = Date.now()): Promise<string | null> {
+    const interaction = id ? await liveInteraction(id, now) : null;
+    if (!interaction || (interaction.user_id !== null && interaction.user_id !== userId)) return null;
+    if (interaction.session_id === sessionId) return interaction.id;
+    const holder = interaction.session_id ? await store.sessions.get(interaction.session_id) : null;
+    if (holder && holder.expires_at > now && holder.user_id !== null && holder.user_id !== userId) return null;
+    const moved = await store.interactions.updateOne(
+      { id: interaction.id, consumed_at: null, session_id: interaction.session_id },
+      { set: { session_id: sessionId } },
+    );
+    return moved ? moved.id : null;
+  }
+}
+
+/** The signed-in user of this browser, when the session is live and its user can sign in. */
+export async function signedInUser(ctx: Context, deps: Pick<GatewayDeps, 'sessions' | 'store'>): Promise<{ session: SessionRecord; user: UserRecord } | null> {
+  const session = await deps.sessions.signedIn(ctx);
+  const user = session ? await deps.store.users.get(session.user_id) : null;
+  return session && user && user.managed_by === null ? { session, user } : null;
+}
+
+function formContext(flow: Flow, session: SessionRecord): FormContext {
+  return { brand: flow.brand, interactionId: flow.interaction?.id ?? null, csrfToken: session.csrf_token };
+}
+
+function destination(flow: Flow): string {
+  return flow.interaction ? interactionPath(flow.interaction.id) : '/account';
+}
+
+function interactionPath(id: string): string {
+  return `/oauth/interaction/${encodeURIComponent(id)}`;
+}
+
+function brandOf(application: ApplicationRecord): Brand {
+  return { name: application.name, image: application.image, color: application.brand_color };
+}
+
+/** What the person typed as their email, bounded, to fill the form again (never the password). */
+function typedEmail(body: FormBody): string {
+  return (stringField(body, 'email') ?? '').trim().slice(0, FIELD_LIMITS.email);
+}
+
+/**
+ * No user, a managed user, a user without a password and a wrong password are all just "no": each costs one
+ * scrypt so the answer's timing does not tell them apart.
+ */
+async function passwordMatches(user: UserRecord | null, password: string | null): Promise<boolean> {
+  const usable = password !== null && password.length > 0 && password.length <= FIELD_LIMITS.password;
+  if (usable && user && user.managed_by === null && user.password_hash) return verifyPassword(password, user.password_hash);
+  dummyHash ??= hashPassword('threshold: no usable password');
+  await verifyPassword(usable ? password : 'x', await dummyHash);
+  return false;
+}
+
+/** Sends the 429 page (integer Retry-After) when any key is over its limit. */
+function tooMany(ctx: Context, limiter: RateLimiter, keys: string[], back = '/signin'): boolean {
+  const waits = keys.map((key) => limiter.retryAfter(key)).filter((wait): wait is number => wait !== null);
+  if (waits.length === 0) return false;
+  const seconds = Math.trunc(Math.max(...waits));
+  ctx.set('Retry-After', String(seconds));
+  sendPage(ctx, 429, tooManyRequestsPage({ retryAfterSeconds: seconds, back }));
+  return true;
 }
