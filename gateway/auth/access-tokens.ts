@@ -3,13 +3,16 @@
  * 15 minutes. Verification pins the algorithm, the type and the issuer, refuses key-carrying headers
  * (`jku`, `x5u`, `jwk`, `x5c`), looks the `kid` up only in our own key ring, and then checks that what
  * the token stands on is still live: the user, and for app tokens the application, the user's grant
- * and the client secret it was issued under. Revoking any of them ends the token at once.
+ * and the client secret it was issued under. Revoking any of them ends the token at once. A delegated
+ * token (`act.sub`, auth/delegation.ts) also stands on its delegation basis: the managed relation, or
+ * the team authorization and the actor's membership; losing it ends the token at once as well.
  */
 import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, importJWK, jwtVerify, errors as joseErrors } from 'jose';
 import type { Store } from '../../storage/store.js';
 import { ACCESS_TOKEN_TTL_S, type SigningKeys } from './signing-keys.js';
 import { splitScopes } from './scopes.js';
+import { delegationHolds } from './delegation.js';
 
 /** Who a verified token speaks for. */
 export interface Principal {
@@ -23,6 +26,11 @@ export interface Principal {
   actorId: string | null;
   /** For a token delegated through a team: the team id. */
   org: string | null;
+  /**
+   * For a delegated token: the scopes of the token it was minted from (private claim `principal_scope`),
+   * the ceiling of GET /api/v1/oauth/principal-token; null otherwise.
+   */
+  mintingScopes: ReadonlySet<string> | null;
   tokenId: string;
   expiresAt: number;
 }
@@ -35,6 +43,8 @@ export interface MintRequest {
   clientSecretId?: string | null;
   actorId?: string | null;
   org?: string | null;
+  /** With `actorId`: the minting token's scopes, recorded so the principal token is never wider. */
+  mintingScopes?: readonly string[] | null;
   now?: number;
 }
 
@@ -54,6 +64,7 @@ export async function mintAccessToken(keys: SigningKeys, request: MintRequest): 
   if (request.clientSecretId) claims.cs = request.clientSecretId;
   if (request.actorId) claims.act = { sub: request.actorId };
   if (request.org) claims.org = request.org;
+  if (request.actorId && request.mintingScopes) claims.principal_scope = request.mintingScopes.join(' ');
   let jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid })
     .setIssuer(request.issuer)
@@ -100,6 +111,7 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
   if (applicationId === null && payload.aud !== undefined) throw new InvalidTokenError('Invalid access token audience');
   if (typeof payload.scope !== 'string') throw new InvalidTokenError('Invalid access token');
   const act = payload.act as { sub?: unknown } | undefined;
+  if (act !== undefined && (typeof act !== 'object' || act === null || typeof act.sub !== 'string')) throw new InvalidTokenError('Invalid access token');
   const principal: Principal = {
     userId: payload.sub!,
     applicationId,
@@ -107,6 +119,7 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
     clientSecretId: typeof payload.cs === 'string' ? payload.cs : null,
     actorId: act && typeof act.sub === 'string' ? act.sub : null,
     org: typeof payload.org === 'string' ? payload.org : null,
+    mintingScopes: act && typeof payload.principal_scope === 'string' ? new Set(splitScopes(payload.principal_scope)) : null,
     tokenId: payload.jti!,
     expiresAt: payload.exp! * 1000,
   };
@@ -114,17 +127,22 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
   return principal;
 }
 
-/** The user, application, grant and client secret behind a token must all still exist. */
+/**
+ * The user, application, grant and client secret behind a token must all still exist; a delegated
+ * token's grant is the actor's (they consented, not the subject), and its delegation must still hold.
+ */
 async function assertLive(principal: Principal, store: Store): Promise<void> {
   const grantHolder = principal.actorId ?? principal.userId;
-  const [user, grant, secret] = await Promise.all([
+  const [user, grant, secret, delegated] = await Promise.all([
     store.users.get(principal.userId),
     principal.applicationId ? store.grants.findOne({ user_id: grantHolder, application_id: principal.applicationId }) : null,
     principal.clientSecretId ? store.client_secrets.get(principal.clientSecretId) : null,
+    principal.actorId ? delegationHolds(store, { ...principal, actorId: principal.actorId }) : true,
   ]);
   if (!user) throw new InvalidTokenError('Access token revoked');
   if (principal.applicationId && !grant) throw new InvalidTokenError('Access token revoked');
   if (principal.clientSecretId && (!secret || secret.application_id !== principal.applicationId)) {
     throw new InvalidTokenError('Access token revoked');
   }
+  if (!delegated) throw new InvalidTokenError('Access token revoked');
 }
