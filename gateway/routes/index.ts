@@ -14,6 +14,7 @@ import { authorizeRoutes } from './authorize.js';
 import { oauthTokenRoutes } from './oauth-token.js';
 import { delegationRoutes } from './delegation.js';
 import { userRoutes } from './users.js';
+import { grantRoutes } from './grants.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -21,6 +22,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   authorizeRoutes(table, deps);
   oauthTokenRoutes(table, deps);
   delegationRoutes(table, deps);
+  grantRoutes(table, deps);
   signInRoutes(table, deps);
   accountRoutes(table, deps);
   userRoutes(table, deps);
