@@ -8,6 +8,7 @@
  *   threshold serve                                    the whole service in one process (npm start)
  *   threshold user create --email E [--password P] [--first-name F] [--last-name L]
  *   threshold app create --owner USER_ID --name N [--description D] [--redirect-uri U]… [--secret]
+ *                        [--id ID] [--created-at ISO] [--url U] [--image U] [--privacy-statement U] [--brand-color C] [--purpose CATEGORY=SENTENCE]…
  *   threshold app secret add --app APP_ID [--label L]   a new client secret, shown once
  *   threshold app secret delete --app APP_ID --id SECRET_ID   ends every token issued under it
  *   threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read …"
@@ -40,6 +41,7 @@ const USAGE = `usage:
   threshold serve
   threshold user create --email E [--password P] [--first-name F] [--last-name L]
   threshold app create --owner USER_ID --name N [--description D] [--redirect-uri U]... [--secret]
+                       [--id ID] [--created-at ISO] [--url U] [--image U] [--privacy-statement U] [--brand-color C] [--purpose CATEGORY=SENTENCE]...
   threshold app secret add --app APP_ID [--label L]
   threshold app secret delete --app APP_ID --id SECRET_ID
   threshold token mint --user USER_ID [--app APP_ID] --scopes "activities:read ..."
@@ -64,12 +66,31 @@ const COMMANDS: Record<string, Command> = {
     const { values } = parse(args, {
       owner: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true }, secret: { type: 'boolean' },
+      // Importing an existing application: its id, creation instant, public fields and purposes.
+      id: { type: 'string' }, 'created-at': { type: 'string' }, url: { type: 'string' }, image: { type: 'string' },
+      'privacy-statement': { type: 'string' }, 'brand-color': { type: 'string' }, purpose: { type: 'string', multiple: true },
     });
+    const createdAt = values['created-at'] === undefined ? undefined : Date.parse(values['created-at']);
+    if (createdAt !== undefined && (Number.isNaN(createdAt) || !/(Z|[+-]\d\d:\d\d)$/.test(values['created-at']!))) {
+      throw new UsageError('--created-at must be an ISO 8601 instant with a zone, like 2024-05-01T00:00:00Z');
+    }
+    const purposes: Record<string, string> = {};
+    for (const entry of values.purpose ?? []) {
+      const at = entry.indexOf('=');
+      if (at <= 0) throw new UsageError('--purpose takes category=sentence, e.g. --purpose "activities=We chart your rides."');
+      purposes[entry.slice(0, at).trim()] = entry.slice(at + 1);
+    }
     const application = await createApplication(store, required(values.owner, '--owner'), {
       name: required(values.name, '--name'),
       description: values.description ?? null,
       redirect_uris: values['redirect-uri'] ?? null,
-    });
+      id: values.id ?? null,
+      url: values.url ?? null,
+      image: values.image ?? null,
+      privacy_statement: values['privacy-statement'] ?? null,
+      brand_color: values['brand-color'] ?? null,
+      purposes,
+    }, createdAt);
     const secret = values.secret ? (await addClientSecret(store, application, 'cli')).secret : null;
     return presentApplication(application, secret, { pagesBase: `${config.baseUrl}/pages` });
   },

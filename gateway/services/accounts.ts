@@ -10,6 +10,7 @@ import { HttpError, ValidationError } from '../errors.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import { hashSecret, newSecret } from '../auth/secrets.js';
 import { redirectUriProblem } from '../auth/redirect-uris.js';
+import { PURPOSE_CATEGORIES } from '../auth/scopes.js';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/;
 
@@ -60,8 +61,40 @@ export interface NewApplication {
   redirect_uris?: string[] | null;
 }
 
-/** A private application for development (interface §4 "Applications"). */
-export async function createApplication(store: Store, ownerId: string, input: NewApplication, now = Date.now()): Promise<ApplicationRecord> {
+/**
+ * What an operator may also set when importing an existing application (gaps.md: "operators can import
+ * such an application", e.g. the official client's public application with its own id and an earlier
+ * creation date): the four public fields, a brand colour and the purpose sentences.
+ */
+export interface ImportedApplication extends NewApplication {
+  id?: string | null;
+  url?: string | null;
+  image?: string | null;
+  privacy_statement?: string | null;
+  brand_color?: string | null;
+  purposes?: Record<string, string> | null;
+}
+
+const APPLICATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** "20 to 160 characters, plain text, no links", one per category except openid, profile and offline_access. */
+function purposeProblems(purposes: Record<string, string>): ValidationError | null {
+  for (const [category, sentence] of Object.entries(purposes)) {
+    const loc = ['body', 'purposes', category];
+    if (!(PURPOSE_CATEGORIES as readonly string[]).includes(category)) return ValidationError.single(loc, `no purpose is asked for ${category}; categories: ${PURPOSE_CATEGORIES.join(', ')}`);
+    const text = sentence.trim();
+    if (text.length < 20 || text.length > 160) return ValidationError.single(loc, 'a purpose sentence is 20 to 160 characters');
+    if (/[<>]|https?:\/\/|www\./i.test(text)) return ValidationError.single(loc, 'a purpose sentence is plain text without links');
+  }
+  return null;
+}
+
+function httpsUrlProblem(value: string): string | null {
+  return URL.canParse(value) && new URL(value).protocol === 'https:' && value.length <= 2048 ? null : 'must be an https URL';
+}
+
+/** A private application for development (interface §4 "Applications"), or an imported one. */
+export async function createApplication(store: Store, ownerId: string, input: ImportedApplication, now = Date.now()): Promise<ApplicationRecord> {
   if (!(await store.users.get(ownerId))) throw ValidationError.single(['body', 'owner'], `user ${ownerId} does not exist`);
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100) throw ValidationError.single(['body', 'name'], 'name must be 1 to 100 characters');
@@ -73,25 +106,39 @@ export async function createApplication(store: Store, ownerId: string, input: Ne
   });
   // "When no redirect URIs are given, localhost is also added."
   if (redirectUris.length === 0) redirectUris.push('http://localhost');
+  if (input.id != null && !APPLICATION_ID.test(input.id)) throw ValidationError.single(['body', 'id'], 'an application id is 1 to 64 letters, digits, - or _');
+  for (const field of ['url', 'image', 'privacy_statement'] as const) {
+    const problem = input[field] != null ? httpsUrlProblem(input[field]) : null;
+    if (problem) throw ValidationError.single(['body', field], problem);
+  }
+  if (input.brand_color != null && !/^#[0-9a-fA-F]{6}$/.test(input.brand_color)) throw ValidationError.single(['body', 'brand_color'], 'a colour is #rrggbb');
+  const purposes = Object.fromEntries(Object.entries(input.purposes ?? {}).map(([category, text]) => [category, text.trim()]));
+  const purposeProblem = purposeProblems(purposes);
+  if (purposeProblem) throw purposeProblem;
   const application: ApplicationRecord = {
-    id: newId(),
+    id: input.id ?? newId(),
     user_id: ownerId,
     name,
     description: input.description ?? null,
-    image: null,
-    url: null,
+    image: input.image ?? null,
+    url: input.url ?? null,
     redirect_uris: redirectUris,
-    privacy_statement: null,
-    brand_color: null,
+    privacy_statement: input.privacy_statement ?? null,
+    brand_color: input.brand_color ?? null,
     webhook_endpoints: [],
     webhook_secret: null,
-    purposes: {},
+    purposes,
     capabilities: ['activities', 'activity_history'],
     page_slug: null,
     page_published: false,
     created_at: now,
   };
-  await store.applications.insert(application);
+  try {
+    await store.applications.insert(application);
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) throw new HttpError(409, `an application with id ${application.id} already exists`, { code: 'application_exists' });
+    throw error;
+  }
   return application;
 }
 

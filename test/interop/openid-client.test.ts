@@ -19,6 +19,8 @@ interface Context {
   env: Record<string, string>;
   baseUrl: string;
   userId: string;
+  /** Every credential the flows saw, checked against the service's log at the end. */
+  seen: string[];
 }
 
 const EMAIL = 'rider@example.com';
@@ -32,6 +34,7 @@ interop.before(async (context) => {
   context.service = startProcess('dist/gateway/cli/threshold.js', context.env, ['serve']);
   const running = await context.service.waitForLog((line) => line.msg === 'threshold is running', 60_000);
   context.baseUrl = String(running.url);
+  context.seen = [PASSWORD];
   const user = runCli(['user', 'create', '--email', EMAIL, '--password', PASSWORD, '--first-name', 'Rae'], context.env);
   assert.is(user.status, 0, user.stderr);
   context.userId = (user.json as { id: string }).id;
@@ -44,11 +47,13 @@ interop.after(async (context) => {
 function createApp(context: Context, redirectUri: string, secret: boolean): { id: string; client_secret: string | null } {
   const result = runCli(['app', 'create', '--owner', context.userId, '--name', 'Relying Party', '--redirect-uri', redirectUri, ...(secret ? ['--secret'] : [])], context.env);
   assert.is(result.status, 0, result.stderr);
-  return result.json as { id: string; client_secret: string | null };
+  const app = result.json as { id: string; client_secret: string | null };
+  if (app.client_secret) context.seen.push(app.client_secret);
+  return app;
 }
 
 /** The person: signs in with a password when asked and allows the request; returns the callback URL. */
-async function actAsUser(jar: CookieJar, authorizationUrl: URL, redirectUri: string): Promise<URL> {
+async function actAsUser(jar: CookieJar, authorizationUrl: URL, redirectUri: string, email = EMAIL): Promise<URL> {
   let response = await jar.get(authorizationUrl.href);
   for (let step = 0; step < 10; step++) {
     if (response.status === 303) {
@@ -60,7 +65,7 @@ async function actAsUser(jar: CookieJar, authorizationUrl: URL, redirectUri: str
     const html = await response.text();
     if (html.includes('action="/signin/password"')) {
       const interaction = /name="interaction" value="([^"]+)"/.exec(html)![1]!;
-      response = await jar.post('/signin/password', { email: EMAIL, password: PASSWORD, csrf: csrfFrom(html), interaction });
+      response = await jar.post('/signin/password', { email, password: PASSWORD, csrf: csrfFrom(html), interaction });
       continue;
     }
     const decision = /action="([^"]*\/decision)"/.exec(html)?.[1];
@@ -94,6 +99,8 @@ async function runFlow(context: Context, config: client.Configuration, redirectU
   const tokens = await client.authorizationCodeGrant(config, callback, {
     expectedState: state, expectedNonce: nonce, idTokenExpected: true, ...(options.pkce && { pkceCodeVerifier: verifier }),
   });
+  context.seen.push(callback.searchParams.get('code')!, verifier, tokens.access_token, tokens.id_token!, ...(tokens.refresh_token ? [tokens.refresh_token] : []));
+  for (const cookie of jar.cookies.values()) context.seen.push(cookie);
   return { jar, tokens };
 }
 
@@ -157,6 +164,45 @@ interop('a confidential client posting its secret in the body works too', async 
   const config = await client.discovery(new URL(context.baseUrl), app.id, undefined, client.ClientSecretPost(app.client_secret!), { execute: [client.allowInsecureRequests] });
   const { tokens } = await runFlow(context, config, redirectUri, { pkce: false, scope: 'openid activities:read' });
   await refreshTwiceAndReadUserinfo(config, tokens, context.userId);
+});
+
+interop('the official client\'s imported legacy application: data:read data:write profile offline_access for another user, by PKCE on loopback', async (context) => {
+  // gaps.md: "the official Python client uses a public application with id 5382f68b0d254378 and the legacy defaults".
+  const purposes = ['activities', 'wellness', 'reproductive_health', 'workouts', 'sharing', 'email']
+    .flatMap((category) => ['--purpose', `${category}=The official client shows your ${category.replace('_', ' ')} data to you.`]);
+  const imported = runCli([
+    'app', 'create', '--owner', context.userId, '--name', 'Official client', '--id', '5382f68b0d254378', '--created-at', '2024-06-01T00:00:00Z',
+    '--description', 'The official client library', '--url', 'https://client.example.com', '--image', 'https://client.example.com/logo.png',
+    '--privacy-statement', 'https://client.example.com/privacy', '--redirect-uri', 'http://localhost', '--redirect-uri', 'http://127.0.0.1', ...purposes,
+  ], context.env);
+  assert.is(imported.status, 0, imported.stderr);
+  const athlete = runCli(['user', 'create', '--email', 'athlete@example.com', '--password', PASSWORD, '--first-name', 'Rae'], context.env);
+  const athleteId = (athlete.json as { id: string }).id;
+  const config = await client.discovery(new URL(context.baseUrl), '5382f68b0d254378', undefined, client.None(), { execute: [client.allowInsecureRequests] });
+  const redirectUri = 'http://localhost:8400/auth/callback';
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri, scope: 'data:read data:write profile offline_access', state,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+  });
+  const callback = await actAsUser(new CookieJar(context.baseUrl), url, redirectUri, 'athlete@example.com');
+  const tokens = await client.authorizationCodeGrant(config, callback, { expectedState: state, pkceCodeVerifier: verifier });
+  context.seen.push(tokens.access_token, tokens.refresh_token!);
+  assert.equal(tokens.scope!.split(' ').sort(), [
+    'activities:read', 'activities:write', 'email', 'offline_access', 'openid', 'profile', 'reproductive_health:read', 'reproductive_health:write',
+    'sharing:read', 'sharing:write', 'wellness:read', 'wellness:write', 'workouts:read', 'workouts:write',
+  ]);
+  const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+  const userinfo = await client.fetchUserInfo(config, refreshed.access_token, athleteId);
+  assert.is(userinfo.email, 'athlete@example.com');
+});
+
+interop('writes no password, secret, code, cookie or token to its log', async (context) => {
+  const log = context.service.output();
+  assert.ok(log.includes('"msg":"request"'), 'the service did log the requests');
+  assert.ok(context.seen.length >= 10);
+  for (const secret of context.seen) assert.not.ok(log.includes(secret), `a credential (${secret.slice(0, 6)}…) is in the log`);
 });
 
 interop.run();
