@@ -374,6 +374,15 @@ test('refuses an expired interaction', async (context) => {
   assert.is(response.headers.get('location'), null);
 });
 
+test('treats an expired session as signed out', async (context) => {
+  const app = await makeApp(context);
+  const { userId } = await signedIn(context);
+  const stale = await sessionFor(context.stack.store, userId, Date.now() - 2 * 3_600_000);
+  const response = await open(authorizeUrl(context.stack, baseParams(app)), stale);
+  assert.is(response.status, 303);
+  assert.match(response.headers.get('location')!, /^\/signin\?interaction=/);
+});
+
 test('sends consent and authorize pages with no-store, no-referrer and frame-ancestors none', async (context) => {
   const app = await makeApp(context);
   const { session } = await signedIn(context);
