@@ -7,6 +7,7 @@
  * ("redeems a code once even when ten requests race for it", "refuses an expired code").
  */
 import type { AuthorizationCodeRecord, Store } from '../../storage/store.js';
+import { sometimesSweep } from './sweep.js';
 import { newId } from '../../storage/ids.js';
 import { hashSecret, newSecret } from './secrets.js';
 
@@ -45,6 +46,7 @@ export async function issueCode(store: Store, input: NewCode, now = Date.now()):
     consumed_at: null,
     created_at: now,
   });
+  await sometimesSweep(store.authorization_codes, now);
   return code;
 }
 

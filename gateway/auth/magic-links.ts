@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MagicLinkRecord, Store, UserRecord } from '../../storage/store.js';
 import { newId } from '../../storage/ids.js';
+import { sometimesSweep } from './sweep.js';
 import { hashSecret } from './secrets.js';
 
 /** A link's lifetime: 15 minutes. */
@@ -36,8 +37,7 @@ export async function createMagicLink(
     created_at: now,
   };
   await store.magic_links.insert(record);
-  // Used and expired links are swept now and then rather than by a timer.
-  if (Math.random() < 0.02) await store.magic_links.deleteMany({ expires_at: { $lt: now - MAGIC_LINK_TTL_MS } });
+  await sometimesSweep(store.magic_links, now, MAGIC_LINK_TTL_MS);
   return { token, record };
 }
 

@@ -4,7 +4,7 @@
  * per key; callers decide what an event is (a failed password, a sent link, a failed token request).
  * With several gateway replicas each counts on its own, so the effective limit is per replica.
  */
-import { HttpError } from '../errors.js';
+import type { Context } from 'koa';
 
 export interface Limit {
   /** Events allowed per window. */
@@ -39,12 +39,6 @@ export class RateLimiter {
     window.count += 1;
   }
 
-  /** Throws 429 when `key` is over its limit. */
-  check(key: string, now = Date.now()): void {
-    const seconds = this.retryAfter(key, now);
-    if (seconds !== null) throw new TooManyRequestsError(seconds);
-  }
-
   /** Forgets `key` (a successful sign-in clears its failures). */
   reset(key: string): void {
     this.windows.delete(key);
@@ -57,13 +51,6 @@ export class RateLimiter {
       if (this.windows.size < MAX_KEYS) break;
       this.windows.delete(key);
     }
-  }
-}
-
-/** 429 with an integer `Retry-After` (a non-integer crashes the official client). */
-export class TooManyRequestsError extends HttpError {
-  constructor(readonly retryAfterSeconds: number, detail = 'Too many requests; try again later') {
-    super(429, detail, { code: 'rate_limited', headers: { 'Retry-After': String(Math.trunc(retryAfterSeconds)) } });
   }
 }
 
@@ -86,4 +73,12 @@ export function createRateLimits(): RateLimits {
     signUps: new RateLimiter({ max: 20, windowMs: 60 * 60_000 }),
     tokenFailures: new RateLimiter({ max: 20, windowMs: 60_000 }),
   };
+}
+
+/**
+ * The client's address, the key every limit counts under: the socket's, or with TRUST_PROXY the one
+ * X-Forwarded-For names (Koa's `ctx.ip` follows `app.proxy`).
+ */
+export function clientAddress(ctx: Context): string {
+  return ctx.ip.replace(/^::ffff:/, '') || 'unknown';
 }

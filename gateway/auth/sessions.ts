@@ -10,6 +10,7 @@ import type { Context } from 'koa';
 import type { SessionRecord, Store } from '../../storage/store.js';
 import { newId } from '../../storage/ids.js';
 import { hashSecret } from './secrets.js';
+import { sometimesSweep } from './sweep.js';
 
 /** An anonymous session lives an hour; a signed-in one 14 days. */
 const ANONYMOUS_TTL_MS = 60 * 60 * 1000;
@@ -87,8 +88,7 @@ export class Sessions {
       created_at: now,
     };
     await this.store.sessions.insert(session);
-    // Expired sessions are swept now and then rather than by a timer.
-    if (Math.random() < 0.01) await this.store.sessions.deleteMany({ expires_at: { $lt: now } });
+    await sometimesSweep(this.store.sessions, now);
     this.setCookie(ctx, value, ttl);
     ctx.state.session = session;
     return session;

@@ -18,9 +18,6 @@ export const FIELD_LIMITS = {
   label: 100,
 } as const;
 
-/** Interaction ids are 256-bit base64url (routes/authorize.ts). */
-const INTERACTION_ID = /^[A-Za-z0-9_-]{43}$/;
-
 export type FormBody = Record<string, unknown>;
 
 export function formBody(ctx: Context): FormBody {
@@ -41,20 +38,10 @@ export function emailField(body: FormBody): string | null {
   return /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/.test(value) ? value : null;
 }
 
-/** An interaction id from a form field or query parameter when it has the shape of one; otherwise null. */
-export function interactionIdOf(value: unknown): string | null {
-  return typeof value === 'string' && INTERACTION_ID.test(value) ? value : null;
-}
-
 /** The browser's session when the posted `csrf` matches its token; null means "answer 403". */
 export async function csrfSession(ctx: Context, sessions: Sessions, body: FormBody): Promise<SessionRecord | null> {
   const session = await sessions.current(ctx);
   return session && Sessions.csrfMatches(session, body.csrf) ? session : null;
-}
-
-/** The client's address for rate limiting (the socket's: the gateway does not trust proxy headers). */
-export function clientAddress(ctx: Context): string {
-  return ctx.ip.replace(/^::ffff:/, '') || 'unknown';
 }
 
 /** A 303 (the answer to a form post is always a GET) that is never cached or referred. */

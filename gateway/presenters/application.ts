@@ -1,5 +1,6 @@
 /** Application records → the interface's Application creation response (interface §2). */
 import type { ApplicationRecord } from '../../storage/store.js';
+import type { Brand } from '../pages/layout.js';
 
 const PUBLIC_FIELDS = ['description', 'url', 'image', 'privacy_statement'] as const;
 
@@ -33,4 +34,9 @@ export function presentApplication(application: ApplicationRecord, clientSecret:
     is_private: isPrivate(application),
     is_clientside_app: options.clientsidePrivacyUrl !== undefined && application.privacy_statement === options.clientsidePrivacyUrl,
   };
+}
+
+/** How sign-in and consent screens are branded for an application ("brands the sign-in and consent screens"). */
+export function brandOf(application: ApplicationRecord): Brand {
+  return { name: application.name, image: application.image, color: application.brand_color };
 }

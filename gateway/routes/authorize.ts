@@ -13,7 +13,6 @@
  * account is refused, and a second decision finds it consumed. Kept honest by
  * test/gateway/authorize.test.ts and test/browser/oauth-flow.test.ts.
  */
-import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { ApplicationRecord, InteractionRecord, SessionRecord, UserRecord } from '../../storage/store.js';
 import type { RouteTable } from './route-table.js';
@@ -24,19 +23,19 @@ import {
   callbackUrl, clientProblem, parseAuthorizationRequest, validationIssues, type AuthorizationRequest, type Query,
 } from '../auth/authorization-request.js';
 import { isLoopbackRedirect } from '../auth/redirect-uris.js';
-import { PURPOSE_CATEGORIES, consentLines, withIdentity, type Scope } from '../auth/scopes.js';
+import { PURPOSE_CATEGORIES, consentLines, isScope, isSubset, withIdentity, type Scope } from '../auth/scopes.js';
 import { issueCode } from '../auth/authorization-codes.js';
 import { unionGrant } from '../services/accounts.js';
-import { isPrivate } from '../presenters/application.js';
+import { brandOf, isPrivate } from '../presenters/application.js';
+import { seeOther, withInteraction } from '../pages/forms.js';
+import { INTERACTION_TTL_MS, liveInteraction, newInteractionId } from '../services/interactions.js';
+import { sometimesSweep } from '../auth/sweep.js';
 import { displayName } from '../presenters/user.js';
-import { sendPage, type Brand } from '../pages/layout.js';
+import { sendPage } from '../pages/layout.js';
 import {
   authorizationErrorPage, consentPage, integrationNotConfiguredPage, notReadyPage, privateAppPage,
 } from '../pages/oauth.js';
 
-/** How long a started authorization may wait for sign-in and consent. */
-const INTERACTION_TTL_MS = 30 * 60_000;
-const INTERACTION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 const PROVIDER_NAMES: Record<string, string> = { garmin_connect: 'Garmin Connect', intervals_icu: 'intervals.icu', wahoo: 'Wahoo' };
 const FIELD_LABELS: Record<string, string> = {
@@ -59,7 +58,7 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     const hasClientSecret = (await store.client_secrets.count({ application_id: application.id })) > 0;
     const parsed = parseAuthorizationRequest(query, application, { hasClientSecret, scopeReleaseAt: deps.config.scopeReleaseAt });
     if (!parsed.ok) {
-      return redirectTo(ctx, callbackUrl(query.redirect_uri as string, issuer, { error: parsed.error, error_description: parsed.description, state: parsed.state }));
+      return seeOther(ctx, callbackUrl(query.redirect_uri as string, issuer, { error: parsed.error, error_description: parsed.description, state: parsed.state }));
     }
     if (parsed.request.integration) {
       // The provider hand-off arrives with the integrations; until then no provider is configured.
@@ -69,7 +68,7 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     const session = await sessions.ensure(ctx);
     const now = Date.now();
     const interaction: InteractionRecord = {
-      id: randomBytes(32).toString('base64url'),
+      id: newInteractionId(),
       user_id: null,
       session_id: session.id,
       application_id: application.id,
@@ -79,18 +78,19 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
       created_at: now,
     };
     await store.interactions.insert(interaction);
+    await sometimesSweep(store.interactions, now);
     await proceed(ctx, interaction, application, session);
   });
 
   table.page({ method: 'get', path: '/oauth/interaction/:id', name: 'interaction' }, async function interactionScreen(ctx) {
-    const found = await liveInteraction(ctx);
+    const found = await boundInteraction(ctx);
     if (!found) return;
     const { interaction, application, session } = found;
     await proceed(ctx, interaction, application, session);
   });
 
   table.page({ method: 'post', path: '/oauth/interaction/:id/decision', name: 'consentDecision' }, async function decide(ctx) {
-    const found = await liveInteraction(ctx);
+    const found = await boundInteraction(ctx);
     if (!found) return;
     const { interaction, application, session } = found;
     const body = (ctx.request as { body?: Record<string, unknown> }).body ?? {};
@@ -111,7 +111,7 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     }
     const request = interaction.request as unknown as AuthorizationRequest;
     if (decision === 'deny') {
-      return redirectTo(ctx, callbackUrl(request.redirect_uri, issuer, { error: 'access_denied', error_description: 'The user declined the request', state: request.state }));
+      return seeOther(ctx, callbackUrl(request.redirect_uri, issuer, { error: 'access_denied', error_description: 'The user declined the request', state: request.state }));
     }
     const user = await store.users.get(session.user_id);
     if (!user || (isPrivate(application) && application.user_id !== user.id)) {
@@ -121,13 +121,11 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
   });
 
   /** The interaction named in the path, live and belonging to this browser; otherwise an error page was sent. */
-  async function liveInteraction(ctx: Context): Promise<{ interaction: InteractionRecord; application: ApplicationRecord; session: SessionRecord } | null> {
-    const id = String(ctx.params.id ?? '');
-    const interaction = INTERACTION_ID.test(id) ? await store.interactions.get(id) : null;
+  async function boundInteraction(ctx: Context): Promise<{ interaction: InteractionRecord; application: ApplicationRecord; session: SessionRecord } | null> {
+    const interaction = await liveInteraction(store, ctx.params.id);
     const session = await sessions.current(ctx);
-    const expired = !interaction || interaction.consumed_at !== null || interaction.expires_at <= Date.now();
-    const application = interaction && !expired ? await store.applications.get(interaction.application_id) : null;
-    if (!interaction || expired || !application) {
+    const application = interaction ? await store.applications.get(interaction.application_id) : null;
+    if (!interaction || !application) {
       sendPage(ctx, 400, authorizationErrorPage({ title: 'This request has expired', message: 'Return to the app you came from and start again.' }));
       return null;
     }
@@ -142,7 +140,7 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
   async function proceed(ctx: Context, interaction: InteractionRecord, application: ApplicationRecord, session: SessionRecord): Promise<void> {
     const request = interaction.request as unknown as AuthorizationRequest;
     const user = session.user_id ? await store.users.get(session.user_id) : null;
-    if (!user || user.managed_by !== null) return redirectTo(ctx, `/signin?interaction=${interaction.id}`);
+    if (!user || user.managed_by !== null) return seeOther(ctx, withInteraction('/signin', interaction.id));
     const brand = brandOf(application);
     // The person's own screen: their email is theirs to see.
     const account = { email: user.email, name: displayName(user, { revealEmail: true }) };
@@ -168,7 +166,7 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     const loopback = isLoopbackRedirect(request.redirect_uri);
     // "none skips consent when the user is signed in and already granted these scopes … Consent is
     // always shown for a loopback redirect."
-    if (request.prompt === 'none' && !loopback && requested.every((scope) => granted.has(scope))) {
+    if (request.prompt === 'none' && !loopback && isSubset(requested, grant?.scopes.filter(isScope) ?? [])) {
       const consumed = await store.interactions.updateOne({ id: interaction.id, consumed_at: null }, { set: { consumed_at: Date.now() } });
       if (consumed) return sendCode(ctx, request, application, user, session);
     }
@@ -199,20 +197,11 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
       nonce: request.nonce,
       authTime: session.auth_time ?? Date.now(),
     });
-    redirectTo(ctx, callbackUrl(request.redirect_uri, issuer, { code, state: request.state }));
+    seeOther(ctx, callbackUrl(request.redirect_uri, issuer, { code, state: request.state }));
   }
 }
 
-function redirectTo(ctx: Context, location: string): void {
-  ctx.status = 303;
-  ctx.redirect(location);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', 'no-referrer');
-}
 
-function brandOf(application: ApplicationRecord): Brand {
-  return { name: application.name, image: application.image, color: application.brand_color };
-}
 
 /** What the consent screen says the browser will go back to: the origin, or the scheme of an app. */
 function redirectOrigin(uri: string): string {

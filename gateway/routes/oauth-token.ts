@@ -5,8 +5,8 @@
  * gateway's 422 or `{detail}` shapes, and `Cache-Control: no-store` on every answer.
  *
  * A token request is these steps: refuse a limited caller, read the form, check grant_type, read and
- * verify the client, run the grant, issue. Every failure counts against the caller's address and the
- * client id it named (`deps.limits.tokenFailures`). No step logs or echoes a secret, code or token.
+ * verify the client, run the grant, issue. Every failure counts against the caller's address
+ * (`deps.limits.tokenFailures`). No step logs or echoes a secret, code or token.
  * Kept honest by test/gateway/token-endpoint.test.ts and test/gateway/oidc.test.ts.
  */
 import type { Context } from 'koa';
@@ -23,6 +23,7 @@ import { displayName } from '../presenters/user.js';
 import { verifierProblem, verifyPkce } from '../auth/pkce.js';
 import { findRefreshToken, issueRefreshToken, receivesRefreshToken, touchRefreshToken } from '../auth/refresh-tokens.js';
 import { splitScopes } from '../auth/scopes.js';
+import { clientAddress } from '../auth/rate-limit.js';
 
 /** Largest token request body, bytes; the global parser's 1 MB is far more than any token request needs. */
 export const MAX_TOKEN_BODY_BYTES = 16 * 1024;
@@ -118,7 +119,7 @@ function tokenEndpoint(deps: GatewayDeps) {
     ctx.set('Pragma', 'no-cache');
     // Failures count per client address. Not per client id alone: anyone could then lock a public
     // client out by naming it; guessing a 256-bit secret or code is hopeless anyway.
-    const limitKey = `ip:${ctx.ip}`;
+    const limitKey = `ip:${clientAddress(ctx)}`;
     try {
       refuseWhenLimited(limiter.retryAfter(limitKey));
       const params = readTokenForm(ctx);

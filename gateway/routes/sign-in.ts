@@ -27,18 +27,19 @@
  * Kept honest by test/gateway/sign-in.test.ts and test/gateway/pages.test.ts.
  */
 import type { Context } from 'koa';
-import type { ApplicationRecord, InteractionRecord, SessionRecord, UserRecord } from '../../storage/store.js';
+import type { InteractionRecord, SessionRecord, UserRecord } from '../../storage/store.js';
 import type { RouteTable } from './route-table.js';
 import type { GatewayDeps } from '../app.js';
 import { HttpError, ValidationError } from '../errors.js';
-import type { RateLimiter } from '../auth/rate-limit.js';
+import { clientAddress, type RateLimiter } from '../auth/rate-limit.js';
+import { interactionIdOf, interactionPath, liveInteraction } from '../services/interactions.js';
+import { brandOf } from '../presenters/application.js';
 import { hashPassword, verifyPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import { consumeMagicLink, createMagicLink, findUsable, MAGIC_LINK_TTL_MS } from '../auth/magic-links.js';
 import { createUser } from '../services/accounts.js';
 import { sendPage, type Brand } from '../pages/layout.js';
 import {
-  clientAddress, csrfSession, emailField, FIELD_LIMITS, formBody, interactionIdOf, seeOther, stringField,
-  withInteraction, type FormBody,
+  csrfSession, emailField, FIELD_LIMITS, formBody, seeOther, stringField, withInteraction, type FormBody,
 } from '../pages/forms.js';
 import { forbiddenPage, mailFailedPage, tooManyRequestsPage } from '../pages/messages.js';
 import {
@@ -203,7 +204,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     // "Not you? Use another account": the pending authorization follows the browser to a fresh
     // anonymous session, without the account it was shown to.
     let kept: string | null = null;
-    const interaction = interactionId ? await liveInteraction(interactionId) : null;
+    const interaction = await liveInteraction(store, interactionId);
     if (interaction && interaction.session_id === session.id) {
       const fresh = await sessions.ensure(ctx);
       const moved = await store.interactions.updateOne(
@@ -215,15 +216,9 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     seeOther(ctx, withInteraction('/signin', kept));
   });
 
-  async function liveInteraction(id: string, now = Date.now()): Promise<InteractionRecord | null> {
-    const interaction = await store.interactions.get(id);
-    return interaction && interaction.consumed_at === null && interaction.expires_at > now ? interaction : null;
-  }
-
   /** The live interaction named by a query parameter or form field, with its application's brand. */
   async function flowOf(value: unknown): Promise<Flow> {
-    const id = interactionIdOf(value);
-    const interaction = id ? await liveInteraction(id) : null;
+    const interaction = await liveInteraction(store, value);
     const application = interaction ? await store.applications.get(interaction.application_id) : null;
     if (!interaction || !application) return NO_FLOW;
     const mode: EmailAuthMode = interaction.request.email_auth_mode === 'existing_only' ? 'existing_only' : 'enabled';
@@ -236,7 +231,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
    * it was not already shown to another account. Returns the id to continue with, or null.
    */
   async function adoptInteraction(id: string | null, userId: string, sessionId: string, now = Date.now()): Promise<string | null> {
-    const interaction = id ? await liveInteraction(id, now) : null;
+    const interaction = await liveInteraction(store, id, now);
     if (!interaction || (interaction.user_id !== null && interaction.user_id !== userId)) return null;
     if (interaction.session_id === sessionId) return interaction.id;
     const holder = interaction.session_id ? await store.sessions.get(interaction.session_id) : null;
@@ -262,14 +257,6 @@ function formContext(flow: Flow, session: SessionRecord): FormContext {
 
 function destination(flow: Flow): string {
   return flow.interaction ? interactionPath(flow.interaction.id) : '/account';
-}
-
-function interactionPath(id: string): string {
-  return `/oauth/interaction/${encodeURIComponent(id)}`;
-}
-
-function brandOf(application: ApplicationRecord): Brand {
-  return { name: application.name, image: application.image, color: application.brand_color };
 }
 
 /** What the person typed as their email, bounded, to fill the form again (never the password). */

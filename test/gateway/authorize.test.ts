@@ -4,9 +4,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { startStack, type TestStack } from '../support/stack.js';
 import { sessionFor, type TestSession } from '../support/sessions.js';
+import { pkcePair } from '../support/oauth.js';
 import { addClientSecret, createApplication, createUser, unionGrant } from '../../gateway/services/accounts.js';
 import type { ApplicationRecord } from '../../storage/store.js';
 
@@ -53,11 +54,6 @@ async function makeApp(context: { stack: TestStack; owner: string }, options: Ap
   return app;
 }
 
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
 function authorizeUrl(stack: TestStack, params: Record<string, string | string[] | undefined>): string {
   const url = new URL(`${stack.baseUrl}/oauth/authorize`);
   for (const [name, value] of Object.entries(params)) {
@@ -68,7 +64,7 @@ function authorizeUrl(stack: TestStack, params: Record<string, string | string[]
 }
 
 function baseParams(app: ApplicationRecord, extra: Record<string, string | string[] | undefined> = {}) {
-  return { response_type: 'code', client_id: app.id, redirect_uri: REDIRECT, scope: 'activities:read', code_challenge: pkce().challenge, code_challenge_method: 'S256', state: 'xyz', ...extra };
+  return { response_type: 'code', client_id: app.id, redirect_uri: REDIRECT, scope: 'activities:read', code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 'xyz', ...extra };
 }
 
 async function open(url: string, session?: TestSession): Promise<Response> {
@@ -162,7 +158,7 @@ test('returns state byte-identical and iss on an error redirect', async (context
 
 test('refuses PKCE plain, a missing method and malformed challenges with invalid_request', async (context) => {
   const app = await makeApp(context);
-  const good = pkce().challenge;
+  const good = pkcePair().challenge;
   for (const extra of [
     { code_challenge: good, code_challenge_method: 'plain' },
     { code_challenge: good, code_challenge_method: undefined },
