@@ -4,7 +4,7 @@
  * loopback that receives the callback; the test plays its back end against the token endpoint.
  * Screenshots of every screen, on a desktop and a phone viewport, land in test-artifacts/screenshots/.
  */
-import { suite } from 'uvu';
+import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
 import { createApplication, createUser } from '../../gateway/services/accounts.js';
 
 interface Context {
@@ -25,6 +25,7 @@ interface Context {
 }
 
 const flow = suite<Context>('browser oauth flow');
+skipUnless(chromiumMissing(), flow);
 
 flow.before(async (context) => {
   context.stack = await startStack();

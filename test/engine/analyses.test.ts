@@ -6,7 +6,7 @@
  */
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { ANALYSIS_VERSION, decodeAnalysis } from '../../engine/analysis/activity-analysis.js';
 import { curveAt } from '../../engine/analysis/curves.js';

@@ -1,5 +1,5 @@
 /** The cold code around the kernels (engine/analysis/): the cache codec, grid reads, AWD tables and percentiles. */
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { ANALYSIS_VERSION, cacheGrid, decodeAnalysis, encodeAnalysis, type ActivityAnalysis } from '../../engine/analysis/activity-analysis.js';
 import { awdRows, longitudinalAwdRows, percentile } from '../../engine/analysis/accumulated-work.js';

@@ -3,7 +3,7 @@
  * still produce the pinned files, and the fast path the engine serves (engine/analysis/) equals them
  * exactly — values bit for bit, starts to the second.
  */
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { AWD_RESOLUTION, histogramOf } from '../../engine/analysis/activity-analysis.js';
 import { awdRows } from '../../engine/analysis/accumulated-work.js';

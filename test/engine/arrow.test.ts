@@ -1,4 +1,4 @@
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
 import { decodeSeriesIpc, encodeSeriesIpc } from '../../engine/ingest/arrow.js';

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../../domain/config-error.js';
 import { ENGINE_DEFAULTS, loadEngineConfig } from '../../engine/config.js';

@@ -1,4 +1,4 @@
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { decodeCsv, type CsvDecodeOptions } from '../../engine/ingest/csv.js';
 import { DecodeError } from '../../engine/ingest/decode-error.js';

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { Metadata, status, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { EngineError, errorCodeOf, wrapUnary, type CallContext } from '../../engine/errors.js';

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import type { DecodedFile } from '../../engine/ingest/decoded.js';
 import { DecodeError } from '../../engine/ingest/decode-error.js';

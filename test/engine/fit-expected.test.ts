@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import type { DecodedActivity, DecodedFile } from '../../engine/ingest/decoded.js';
 import { DecodeError } from '../../engine/ingest/decode-error.js';

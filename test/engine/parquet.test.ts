@@ -3,7 +3,7 @@
  * exact values, nulls, Parquet logical types, the streamed multi-activity file, Arrow IPC, the footer
  * reader and the time kernels against BigInt twins.
  */
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { MessageChannel } from 'node:worker_threads';
 import { tableFromIPC } from 'apache-arrow';

@@ -1,4 +1,4 @@
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { status } from '@grpc/grpc-js';
 import { tableFromIPC } from 'apache-arrow';

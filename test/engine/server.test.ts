@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import {
   credentials, loadPackageDefinition, logVerbosity, makeGenericClientConstructor, Metadata, setLogVerbosity, status, type Client, type ClientDuplexStream,

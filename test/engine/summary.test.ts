@@ -1,4 +1,4 @@
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { indexAtOrAfter, sampleWeights, summarize } from '../../engine/kernels/summary.js';
 import type { RecordedSeries } from '../../engine/ingest/series.js';

@@ -3,7 +3,7 @@
  * the app as a whole removes the grant; AUTH.md: revocation takes effect at once), and client secrets
  * (gaps.md: "each with a label, shown once; deleting one ends every token issued under it").
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { CookieJar, csrfFrom, locationOf, signIn } from '../support/browser-session.js';

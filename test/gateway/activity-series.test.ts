@@ -2,7 +2,7 @@
  * `GET /activities/{id}/data` and `GET /activities/longitudinal-data` on the real stack (gateway →
  * gRPC → engine pool → store), the Parquet read back with hyparquet and, for the big file, DuckDB.
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { CANONICAL_DEFAULTS } from '../../engine/kernels/canonical.js';
 import * as canonical from '../../engine/kernels/reference/canonical.js';

@@ -2,7 +2,7 @@
  * AUTH.md "Authorize" and "Consent and sessions" (the parts that are not sign-in): GET /oauth/authorize
  * and the interaction screens, driven over HTTP with sessions inserted directly.
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { startStack, type TestStack } from '../support/stack.js';

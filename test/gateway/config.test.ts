@@ -1,4 +1,4 @@
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { loadGatewayConfig } from '../../gateway/config.js';
 import { ConfigError } from '../../domain/config-error.js';

@@ -4,7 +4,7 @@
  * the principal token. Managed users, teams, members and authorizations are written straight into the
  * store; the scope algebra itself is unit-tested in auth/delegation-scopes.test.ts.
  */
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
 import { startStack, type TestStack } from '../support/stack.js';

@@ -3,7 +3,7 @@
  * `/data` Parquet has one row per recorded sample, correct UTC and local timestamps and the device's
  * power values — compared with fit-file-parser's own reading of the file.
  */
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';

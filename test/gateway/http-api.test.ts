@@ -1,4 +1,4 @@
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startStack, type TestStack } from '../support/stack.js';

@@ -2,7 +2,7 @@
  * "Killing the service (SIGKILL) in the middle of processing a batch of uploads and starting it again
  * ends with every source processed or failed and no duplicate activity."
  */
-import { test } from 'uvu';
+import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import { runCli, startProcess, type RunningProcess } from '../support/processes.js';

@@ -4,7 +4,7 @@
  * cookie authentication across origins. (Logs are checked in test/interop/openid-client.test.ts, which
  * runs the service with its real logger.)
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
 import { startStack, type TestStack } from '../support/stack.js';

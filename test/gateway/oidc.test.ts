@@ -4,7 +4,7 @@
  * (verified against the published JWKS with jose's createRemoteJWKSet, as a relying party does), the
  * userinfo shape of gaps.md, and key rotation.
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { startStack, type TestStack } from '../support/stack.js';

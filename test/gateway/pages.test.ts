@@ -4,7 +4,7 @@
  * and session ids, and hostile form bodies. The page functions are rendered directly and through the
  * real stack.
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { startStack, type TestStack } from '../support/stack.js';

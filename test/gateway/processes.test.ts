@@ -2,7 +2,7 @@
  * The service as people run it: `npm start` (one process) and `start:gateway` + `start:engine`
  * (separate processes on one store), driven through real child processes, plus the CLI.
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';

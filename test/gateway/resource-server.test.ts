@@ -1,5 +1,5 @@
 /** AUTH.md "Resource server": every way a forged, stale or misplaced token must be refused. */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { createHmac } from 'node:crypto';
 import { SignJWT, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';

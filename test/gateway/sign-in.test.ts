@@ -3,7 +3,7 @@
  * links over the real stack, mail delivered through a real SMTP server (smtp-server) via SMTP_URL,
  * sessions through a cookie jar. Rate limits have their own stack (the limiters count per process).
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';

@@ -4,7 +4,7 @@
  * authentication, enumeration resistance, body size, the refresh issuance matrix, refresh after
  * revocation, scope narrowing, rate limiting. Codes come straight from issueCode, as after consent.
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { decodeJwt } from 'jose';
 import { startStack, type TestStack } from '../support/stack.js';

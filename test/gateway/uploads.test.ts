@@ -1,5 +1,5 @@
 /** Uploading files and reading what they became: sources, activities, summaries, app metadata. */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { csvActivity, settled, upload, type SourceBody } from '../support/uploads.js';

@@ -5,7 +5,7 @@
  * the code (PKCE or client secret), validates the ID token against the JWKS (nonce, aud, iss), refreshes
  * and reads userinfo. The person in the middle (sign-in and consent) is played over HTTP by a cookie jar.
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import * as client from 'openid-client';

@@ -1,6 +1,6 @@
 /** Storage settings: defaults, validation that reports every problem, and the backend they select. */
 import path from 'node:path';
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { STORE_DEFAULTS, readStoreConfig, sqliteFileFor } from '../../storage/config.js';
 import { openStore } from '../../storage/open-store.js';

@@ -2,7 +2,7 @@
  * The storage contract: every backend runs this suite (test/storage/sqlite.test.ts on ':memory:'
  * and on a file, test/storage/mongo.test.ts when MONGODB_URI is set). One fresh store per test.
  */
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import {
   DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { suite } from 'uvu';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { openSqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { whereClause } from '../../storage/sqlite/sql-filter.js';

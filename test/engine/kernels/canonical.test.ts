@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'uvu';
+import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { decodeFit } from '../../../engine/ingest/fit.js';
 import * as fast from '../../../engine/kernels/canonical.js';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'uvu';
+import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { DEFAULT_DURATIONS, fullGrid } from '../../../engine/kernels/duration-grid.js';
 import * as fast from '../../../engine/kernels/mean-max.js';

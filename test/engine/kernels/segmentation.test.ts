@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'uvu';
+import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { segmentKnots, segmentMeans } from '../../../engine/kernels/segmentation.js';
 import * as reference from '../../../engine/kernels/reference/segmentation.js';

@@ -1,5 +1,5 @@
 /** AUTH.md "scope algebra", the delegated part: what a delegated token may carry, as pure functions. */
-import { test } from 'uvu';
+import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { delegableScopes, narrowToRequested, NEVER_DELEGATED } from '../../../gateway/auth/delegation.js';
 import { SCOPES } from '../../../gateway/auth/scopes.js';

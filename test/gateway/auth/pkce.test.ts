@@ -1,6 +1,6 @@
 /** PKCE (RFC 7636), S256 only: challenge and verifier shapes and the proof itself. */
 import { createHash } from 'node:crypto';
-import { test } from 'uvu';
+import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { challengeProblem, verifierProblem, verifyPkce } from '../../../gateway/auth/pkce.js';
 

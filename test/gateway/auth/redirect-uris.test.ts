@@ -2,7 +2,7 @@
  * Redirect URIs: registration (redirectUriProblem, createApplication's 422) and matching
  * (matchRedirectUri), one bracketed tag per AUTH.md "Redirect URIs" item.
  */
-import { test } from 'uvu';
+import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { isLoopbackRedirect, matchRedirectUri, redirectUriProblem } from '../../../gateway/auth/redirect-uris.js';
 import { createApplication, createUser } from '../../../gateway/services/accounts.js';

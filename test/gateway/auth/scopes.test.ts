@@ -1,5 +1,5 @@
 /** Scope reading, legacy bundles, the set algebra and the consent lines (interface §5 "Scopes", "Consent"). */
-import { test } from 'uvu';
+import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import {
   PURPOSE_CATEGORIES, SCOPES, SCOPE_CATEGORIES, categoryOf, consentLines, intersectScopes, isSubset, parseScopeRequest,

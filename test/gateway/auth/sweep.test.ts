@@ -1,5 +1,5 @@
 /** auth/sweep.ts: expired short-lived records go, live ones stay. */
-import { test } from 'uvu';
+import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { openStore } from '../../../storage/open-store.js';
 import { sometimesSweep } from '../../../gateway/auth/sweep.js';
