@@ -3,7 +3,7 @@
  *
  * - `EngineError(status, message, errorCode?)` is the only error that leaves the engine as itself:
  *   its status, its message, and — when it has one — its stable machine code (e.g.
- *   `csv_naive_timestamp`) in the trailing metadata entry `threshold-error-code`.
+ *   `csv_naive_timestamp`) in the trailing metadata entry `threshold-error-code` (error-codes.ts).
  * - `wrapUnary` wraps every RPC handler once, so each call settles exactly once: with the handler's
  *   response, with DEADLINE_EXCEEDED / CANCELLED as soon as the deadline passes or the caller
  *   cancels (the handler's `signal` aborts the pool task), or with the handler's error. Anything
@@ -16,12 +16,9 @@
  */
 import {
   Metadata, status, type StatusObject, type handleServerStreamingCall, type handleUnaryCall, type ServerUnaryCall, type ServerWritableStream,
-  type ServiceError,
 } from '@grpc/grpc-js';
 import type { Logger } from '../domain/logger.js';
-
-/** Trailing-metadata key that carries `EngineError.errorCode` to callers. */
-export const ERROR_CODE_KEY = 'threshold-error-code';
+import { ERROR_CODE_KEY } from './error-codes.js';
 
 export class EngineError extends Error {
   constructor(
@@ -35,12 +32,6 @@ export class EngineError extends Error {
     super(message, options);
     this.name = 'EngineError';
   }
-}
-
-/** Caller side: the `threshold-error-code` a failed call carried, or null. */
-export function errorCodeOf(error: Pick<ServiceError, 'metadata'>): string | null {
-  const value = error.metadata?.get(ERROR_CODE_KEY)[0];
-  return typeof value === 'string' ? value : null;
 }
 
 export interface CallContext {

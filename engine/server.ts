@@ -16,7 +16,7 @@ import { authenticate } from './authenticate.js';
 import type { EngineConfig } from './config.js';
 import { wrapServerStream, wrapUnary } from './errors.js';
 import { createPool } from './pool/pool.js';
-import { ENGINE_SERVICE_NAME, loadEngineContract } from './proto.js';
+import { ENGINE_SERVICE_NAME, loadEngineContract } from './contract.js';
 import { decodeSource } from './service/decode-source.js';
 import { getActivitySeries } from './service/activity-series.js';
 import { getLongitudinalSeries } from './service/longitudinal-series.js';

@@ -12,14 +12,13 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { Readable } from 'node:stream';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
-import { createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub } from '../engine/proto.js';
+import {
+  createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub, type GetAccumulatedWorkDurationRequest,
+  type GetActivitySeriesRequest, type GetLongitudinalAccumulatedWorkDurationRequest, type GetLongitudinalMeanMaxRequest, type GetLongitudinalSeriesRequest,
+  type GetMeanMaxRequest, type TableChunk, type TableMessage,
+} from '../engine/contract.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
-import { errorCodeOf } from '../engine/errors.js';
-import type { GetActivitySeriesRequest, TableChunk } from '../engine/service/activity-series.js';
-import type { GetLongitudinalSeriesRequest } from '../engine/service/longitudinal-series.js';
-import type {
-  GetAccumulatedWorkDurationRequest, GetLongitudinalAccumulatedWorkDurationRequest, GetLongitudinalMeanMaxRequest, GetMeanMaxRequest, TableMessage,
-} from '../engine/service/analyses.js';
+import { errorCodeOf } from '../engine/error-codes.js';
 import { HttpError, NotFoundError, UnavailableError } from './errors.js';
 
 export interface CallOptions {

@@ -9,26 +9,12 @@
 import { status } from '@grpc/grpc-js';
 import type { Store } from '../../storage/store.js';
 import { EngineError, type CallContext, type StreamSink } from '../errors.js';
-import { NON_SERIES_METRICS, SERIES_METRICS } from '../ingest/series.js';
+import { SERIES_METRICS } from '../ingest/series.js';
 import type { TableFileFormat } from '../parquet/table-file.js';
 import type { EnginePool } from '../pool/pool.js';
-import type { TableFormat } from '../proto.js';
+import { DEFAULT_METRICS, METRICS, type GetActivitySeriesRequest, type TableChunk, type TableFormat } from '../contract.js';
 import { optionalCurveMetric, requireField } from './request-fields.js';
 import { ownActivity, storedSeries } from './activity-records.js';
-
-export interface GetActivitySeriesRequest {
-  user_id: string;
-  activity_id: string;
-  metrics?: string[];
-  format?: TableFormat;
-  /** "power" | "speed" | "" (every sample). */
-  segmentation_on?: string;
-}
-
-/** A piece of a table file; a stream's pieces concatenated are the file. */
-export interface TableChunk {
-  data: Uint8Array;
-}
 
 export interface SeriesDeps {
   store: Store;
@@ -38,11 +24,7 @@ export interface SeriesDeps {
 /** Size of the pieces a table file is streamed in, bytes. */
 export const CHUNK_BYTES = 1024 * 1024;
 
-/** engine.proto: "empty = duration, power, speed, heart_rate". */
-export const DEFAULT_METRICS: readonly string[] = ['duration', 'power', 'speed', 'heart_rate'];
-
-/** The interface's Metric values (gaps.md "Shapes"): the per-sample series plus duration, lap, lactate, rpe, notes. */
-const METRICS: ReadonlySet<string> = new Set([...NON_SERIES_METRICS, ...SERIES_METRICS]);
+const KNOWN_METRICS: ReadonlySet<string> = new Set(METRICS);
 const PER_SAMPLE: ReadonlySet<string> = new Set(SERIES_METRICS);
 
 export function getActivitySeries(deps: SeriesDeps) {
@@ -78,7 +60,7 @@ export async function writeChunks(sink: StreamSink<TableChunk>, data: ArrayBuffe
 export function requestedMetrics(metrics: string[] | undefined, subsystem: string): string[] {
   const list = metrics !== undefined && metrics.length > 0 ? metrics : DEFAULT_METRICS;
   for (const name of list) {
-    if (!METRICS.has(name)) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: unknown metric '${name}'`);
+    if (!KNOWN_METRICS.has(name)) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: unknown metric '${name}'`);
   }
   return [...new Set(list)];
 }

@@ -12,14 +12,16 @@
  */
 import { status } from '@grpc/grpc-js';
 import { rootSport } from '../../domain/sport.js';
-import { yearBefore } from '../../domain/time.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
 import { defaultAwdMetric, type CurveMetric } from '../analysis/canonical-series.js';
 import { EngineError, type CallContext } from '../errors.js';
 import { fullGrid } from '../kernels/duration-grid.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { ActivityLabel, AfterBests, TableFile } from '../pool/tasks.js';
-import type { TableFormat } from '../proto.js';
+import {
+  MAX_AFTER_STATES, earliestAfterStart, type GetAccumulatedWorkDurationRequest, type GetLongitudinalAccumulatedWorkDurationRequest,
+  type GetLongitudinalMeanMaxRequest, type GetMeanMaxRequest, type TableMessage,
+} from '../contract.js';
 import { matchingActivities, selectionOf } from './activity-selection.js';
 import { tableFormat } from './activity-series.js';
 import { loadAnalyses, type AnalysisMemo } from './analysis-cache.js';
@@ -34,52 +36,6 @@ export interface AnalysisDeps {
   pool: EnginePool;
   memo?: AnalysisMemo;
 }
-
-export interface GetMeanMaxRequest {
-  user_id: string;
-  activity_id: string;
-  metric?: string;
-  durations?: number[];
-  all_durations?: boolean;
-  format?: TableFormat;
-}
-
-export interface GetAccumulatedWorkDurationRequest {
-  user_id: string;
-  activity_id: string;
-  metric?: string;
-  format?: TableFormat;
-}
-
-export interface GetLongitudinalMeanMaxRequest {
-  user_id: string;
-  sports?: string[];
-  start_date?: string;
-  end_date?: string;
-  metric?: string;
-  durations?: number[];
-  all_durations?: boolean;
-  after?: number[];
-  format?: TableFormat;
-}
-
-export interface GetLongitudinalAccumulatedWorkDurationRequest {
-  user_id: string;
-  sports?: string[];
-  start_date?: string;
-  end_date?: string;
-  metric?: string;
-  format?: TableFormat;
-}
-
-/** The `Table` message. */
-export interface TableMessage {
-  data: Uint8Array;
-  rows: number;
-}
-
-/** "At most 5 states per request." */
-export const MAX_AFTER_STATES = 5;
 
 /** Activities per afterBests task: about 15 MB of two-hour series in flight per task. */
 const AFTER_BATCH = 24;
@@ -184,8 +140,8 @@ function afterStates(after: number[], startDate: string | null, endDate: string 
     if (!Number.isFinite(state) || state < 0) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: after ${state} must be a number ≥ 0`);
   }
   if (startDate === null || endDate === null) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: after states need start_date and end_date`);
-  if (startDate < yearBefore(endDate)) {
-    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: with after states the range may span at most one year; ${startDate} is before ${yearBefore(endDate)}`);
+  if (startDate < earliestAfterStart(endDate)) {
+    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: with after states the range may span at most one year; ${startDate} is before ${earliestAfterStart(endDate)}`);
   }
   return [...new Set(after)].sort((a, b) => a - b);
 }

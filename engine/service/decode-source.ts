@@ -8,7 +8,7 @@ import { EngineError, type CallContext } from '../errors.js';
 import { requireField } from './request-fields.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { DecodeOutcome } from '../pool/tasks.js';
-import type { DecodeSourceRequest, DecodeSourceResponse } from '../proto.js';
+import type { DecodeSourceRequest, DecodeSourceResponse } from '../contract.js';
 
 export interface DecodeSourceDeps {
   store: Store;

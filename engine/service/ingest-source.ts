@@ -17,7 +17,7 @@ import { localDate } from '../../domain/time.js';
 import { EngineError, type CallContext } from '../errors.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { DecodedActivityResult } from '../pool/tasks.js';
-import type { IngestSourceRequest } from '../proto.js';
+import type { IngestSourceRequest } from '../contract.js';
 import { decodeStoredSource } from './decode-source.js';
 import { requireField } from './request-fields.js';
 import { analysisKey } from './analysis-cache.js';

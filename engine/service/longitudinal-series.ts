@@ -26,22 +26,10 @@ import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from '../../domain/logger.js';
 import type { CallContext, StreamSink } from '../errors.js';
 import { PortInbox, type ToWorker } from '../parquet/stream-protocol.js';
-import type { TableFormat } from '../proto.js';
-import { isSeriesMetric, requestedMetrics, tableFormat, writeChunks, type SeriesDeps, type TableChunk } from './activity-series.js';
+import type { GetLongitudinalSeriesRequest, TableChunk } from '../contract.js';
+import { isSeriesMetric, requestedMetrics, tableFormat, writeChunks, type SeriesDeps } from './activity-series.js';
 import { optionalCurveMetric, requireField } from './request-fields.js';
 import { matchingActivities, selectionOf } from './activity-selection.js';
-
-export interface GetLongitudinalSeriesRequest {
-  user_id: string;
-  sports?: string[];
-  /** Inclusive local dates YYYY-MM-DD; empty = unbounded on that side. */
-  start_date?: string;
-  end_date?: string;
-  metrics?: string[];
-  format?: TableFormat;
-  /** "power" | "speed" | "" (every sample). */
-  segmentation_on?: string;
-}
 
 const SUBSYSTEM = 'longitudinal series';
 

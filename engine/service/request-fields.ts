@@ -3,6 +3,7 @@ import { status } from '@grpc/grpc-js';
 import { EngineError } from '../errors.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
 import { DEFAULT_DURATIONS } from '../kernels/duration-grid.js';
+import { MAX_DURATION_S, MAX_DURATIONS } from '../contract.js';
 
 /** A non-blank string field; INVALID_ARGUMENT `<subsystem>: <field> must not be empty` otherwise. */
 export function requireField(value: string | undefined, field: string, subsystem: string): string {
@@ -24,10 +25,6 @@ export function optionalCurveMetric(value: string | undefined, field: string, su
   throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${field} must be power or speed, not '${value}'`);
 }
 
-/** Longest duration a request may name: a week, in seconds. */
-export const MAX_DURATION_S = 7 * 86_400;
-/** Most durations one request may name. */
-export const MAX_DURATIONS = 2000;
 
 /**
  * The durations of a mean-max request, ascending without repeats: the 19 defaults when none are given,

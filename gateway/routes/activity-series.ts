@@ -15,6 +15,7 @@
 import type { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { DEFAULT_METRICS, METRICS } from '../../engine/contract.js';
 import { queryArray, queryString } from '../schemas/query.js';
 import type { RouteTable } from './route-table.js';
 import { ownActivity } from './activities.js';
@@ -24,15 +25,6 @@ import type { GatewayDeps } from '../app.js';
 /** gaps.md "Wire conventions": "Media types: Parquet `application/vnd.apache.parquet`". */
 export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
 
-/** gaps.md "Shapes": the Metric values. */
-const METRICS = [
-  'duration', 'lap', 'power', 'speed', 'heart_rate', 'respiration_rate', 'smo2', 'core_temperature', 'elevation',
-  'altitude', 'cadence', 'temperature', 'distance', 'longitude', 'latitude', 'lactate', 'rpe', 'notes',
-] as const;
-
-/** "default duration, power, speed, heart_rate" */
-const DEFAULT_METRICS: (typeof METRICS)[number][] = ['duration', 'power', 'speed', 'heart_rate'];
-
 /**
  * Deadline of a longitudinal call, milliseconds: it covers the whole transfer (the engine encodes as
  * the client reads), so it is longer than the default engine deadline; it also bounds how long a
@@ -41,7 +33,7 @@ const DEFAULT_METRICS: (typeof METRICS)[number][] = ['duration', 'power', 'speed
 const LONGITUDINAL_DEADLINE_MS = 10 * 60_000;
 
 const metricsParameter = queryArray(z.enum(METRICS))
-  .default(DEFAULT_METRICS)
+  .default([...DEFAULT_METRICS])
   .describe('Repeated; columns in this order. Metrics the activity lacks are left out.');
 
 const DataParams = z.object({ activity_id: z.string().min(1).max(64) });

@@ -10,8 +10,7 @@
 import type { Context } from 'koa';
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
-import { yearBefore } from '../../domain/time.js';
-import type { TableMessage } from '../../engine/service/analyses.js';
+import { MAX_AFTER_STATES, MAX_DURATION_S, MAX_DURATIONS, earliestAfterStart, type TableMessage } from '../../engine/contract.js';
 import type { GatewayDeps } from '../app.js';
 import { ValidationError } from '../errors.js';
 import { queryArray, queryString } from '../schemas/query.js';
@@ -19,13 +18,6 @@ import { PARQUET_MEDIA_TYPE, clientGone } from './activity-series.js';
 import { ownActivity } from './activities.js';
 import { deprecatedWindowParameters, rangeParameters, requestedRange, requestedSports, sportParameters } from './longitudinal-query.js';
 import type { RouteTable } from './route-table.js';
-
-/** Longest duration a request may name: a week, in seconds (the engine's MAX_DURATION_S). */
-const MAX_DURATION_S = 7 * 86_400;
-/** Most durations one request may name (the engine's MAX_DURATIONS). */
-const MAX_DURATIONS = 2000;
-/** "At most 5 states per request." */
-const MAX_AFTER_STATES = 5;
 
 const metricParameter = queryString(z.enum(['power', 'speed']));
 
@@ -82,7 +74,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
       let start = range.start;
       if (after.length > 0) {
         // "When used, the date range is capped at 1 year."
-        const earliest = yearBefore(range.end);
+        const earliest = earliestAfterStart(range.end);
         if (start === null) start = earliest;
         else if (start < earliest) throw ValidationError.single(['query', 'start'], `with after, the range may span at most one year: start must be on or after ${earliest}`);
       }

@@ -10,7 +10,7 @@ import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { ANALYSIS_VERSION, decodeAnalysis } from '../../engine/analysis/activity-analysis.js';
 import { curveAt } from '../../engine/analysis/curves.js';
-import { errorCodeOf } from '../../engine/errors.js';
+import { errorCodeOf } from '../../engine/error-codes.js';
 import { createPool, type EnginePool } from '../../engine/pool/pool.js';
 import { AnalysisMemo, refreshAnalysis, startAnalysisBackfill } from '../../engine/service/analysis-cache.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';

@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { Metadata, status, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import { EngineError, errorCodeOf, wrapUnary, type CallContext } from '../../engine/errors.js';
+import { EngineError, wrapUnary, type CallContext } from '../../engine/errors.js';
+import { errorCodeOf } from '../../engine/error-codes.js';
 import { captureLogger, silentLogger } from './support.js';
 
 interface Settlement {

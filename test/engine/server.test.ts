@@ -13,8 +13,8 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
 import { service as healthService } from 'grpc-health-check';
-import { errorCodeOf } from '../../engine/errors.js';
-import { ENGINE_SERVICE_NAME } from '../../engine/proto.js';
+import { errorCodeOf } from '../../engine/error-codes.js';
+import { ENGINE_SERVICE_NAME } from '../../engine/contract.js';
 import { startEngine } from '../../engine/server.js';
 import type { Store } from '../../storage/store.js';
 import {

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import type { Logger } from '../../domain/logger.js';
 import { loadEngineConfig, type EngineConfig } from '../../engine/config.js';
 import { DecodeError } from '../../engine/ingest/decode-error.js';
-import { createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient } from '../../engine/proto.js';
+import { createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient } from '../../engine/contract.js';
 import { startEngine } from '../../engine/server.js';
 import type { SourceRecord, Store } from '../../storage/store.js';
 import { sqliteFileFor } from '../../storage/config.js';

@@ -1,10 +1,13 @@
 /**
- * The engine contract, loaded once from proto/threshold/engine/v1/engine.proto. The server serves it;
- * the gateway's client, batch jobs and tests build their clients from the same definition, so both
- * sides always agree on the loader options below.
+ * The engine's wire contract in one module: the proto definition (proto/threshold/engine/v1/engine.proto,
+ * loaded once with the loader options both sides share), every request and response message as
+ * proto-loader hands it over (keepCase, longs as strings, enums as strings, defaults filled in), and every
+ * limit a request must respect. The engine serves and enforces it; the gateway, batch jobs and tests
+ * import it instead of copying it, so a limit changes in one place. The gateway validates against the
+ * same limits only to answer in the interface's 422 shape before a call.
  *
- * Message types here describe objects as proto-loader hands them over with these options
- * (keepCase, longs as strings, enums as strings, defaults filled in).
+ * Nothing here reads storage or runs a kernel; test/architecture.test.ts keeps the gateway's engine
+ * imports to this module, the token helper (authenticate.ts) and the error codes (error-codes.ts).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +32,108 @@ export type TableFormat = 'TABLE_FORMAT_UNSPECIFIED' | 'ARROW_IPC' | 'PARQUET';
 
 /** int64 fields: strings when read (longs: String); numbers or strings when written. */
 export type Int64 = string | number;
+
+// ---------------------------------------------------------------------------------------------------
+// Limits
+
+/** Longest duration a mean-max request may name: a week, in seconds. */
+export const MAX_DURATION_S = 7 * 86_400;
+/** Most durations one mean-max request may name. */
+export const MAX_DURATIONS = 2000;
+/** "At most 5 states per request." (interface §4, longitudinal mean-max `after`) */
+export const MAX_AFTER_STATES = 5;
+
+/**
+ * "When used, the date range is capped at 1 year": the earliest start date (YYYY-MM-DD) a request with
+ * after states may have for a range ending on `endDate`.
+ */
+export { yearBefore as earliestAfterStart } from '../domain/time.js';
+
+/**
+ * The interface's Metric values (gaps.md "Shapes"), the columns a series table may hold: `duration`,
+ * `lap`, `lactate`, `rpe` and `notes` are not per-sample series; the others are.
+ */
+export const METRICS = [
+  'duration', 'lap', 'power', 'speed', 'heart_rate', 'respiration_rate', 'smo2', 'core_temperature', 'elevation',
+  'altitude', 'cadence', 'temperature', 'distance', 'longitude', 'latitude', 'lactate', 'rpe', 'notes',
+] as const;
+
+export type Metric = (typeof METRICS)[number];
+
+/** engine.proto: series `metrics` "empty = duration, power, speed, heart_rate". */
+export const DEFAULT_METRICS: readonly Metric[] = ['duration', 'power', 'speed', 'heart_rate'];
+
+// ---------------------------------------------------------------------------------------------------
+// Messages
+
+/** The `Table` message: a whole table file (Arrow IPC or Parquet) and its row count. */
+export interface TableMessage {
+  data: Uint8Array;
+  rows: number;
+}
+
+/** A piece of a server-streamed table file; a stream's pieces concatenated are the file. */
+export interface TableChunk {
+  data: Uint8Array;
+}
+
+export interface GetActivitySeriesRequest {
+  user_id: string;
+  activity_id: string;
+  metrics?: string[];
+  format?: TableFormat;
+  /** "power" | "speed" | "" (every sample). */
+  segmentation_on?: string;
+}
+
+export interface GetLongitudinalSeriesRequest {
+  user_id: string;
+  sports?: string[];
+  /** Inclusive local dates YYYY-MM-DD; empty = unbounded on that side. */
+  start_date?: string;
+  end_date?: string;
+  metrics?: string[];
+  format?: TableFormat;
+  /** "power" | "speed" | "" (every sample). */
+  segmentation_on?: string;
+}
+
+export interface GetMeanMaxRequest {
+  user_id: string;
+  activity_id: string;
+  metric?: string;
+  durations?: number[];
+  all_durations?: boolean;
+  format?: TableFormat;
+}
+
+export interface GetAccumulatedWorkDurationRequest {
+  user_id: string;
+  activity_id: string;
+  metric?: string;
+  format?: TableFormat;
+}
+
+export interface GetLongitudinalMeanMaxRequest {
+  user_id: string;
+  sports?: string[];
+  start_date?: string;
+  end_date?: string;
+  metric?: string;
+  durations?: number[];
+  all_durations?: boolean;
+  after?: number[];
+  format?: TableFormat;
+}
+
+export interface GetLongitudinalAccumulatedWorkDurationRequest {
+  user_id: string;
+  sports?: string[];
+  start_date?: string;
+  end_date?: string;
+  metric?: string;
+  format?: TableFormat;
+}
 
 export interface DecodeSourceRequest {
   user_id: string;
@@ -76,6 +181,9 @@ export interface EngineClient extends Client {
     callback: requestCallback<DecodeSourceResponse>,
   ): ClientUnaryCall;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Loading the definition
 
 export interface EngineContract {
   packageDefinition: PackageDefinition;
