@@ -14,6 +14,7 @@ import type { Sessions } from './auth/sessions.js';
 import type { RateLimits } from './auth/rate-limit.js';
 import type { Mailer } from './services/mailer.js';
 import { handleErrors } from './middleware/handle-errors.js';
+import { OAuthError } from './errors.js';
 import { logRequests } from './middleware/log-requests.js';
 import { authenticate, refuseDelegated, requireScope } from './middleware/authenticate.js';
 import { RouteTable } from './routes/route-table.js';
@@ -50,12 +51,8 @@ function parseBodies(): Middleware {
     try {
       await token(ctx, async () => {});
     } catch (error) {
-      const status = (error as { status?: number }).status === 413 ? 413 : 400;
-      ctx.status = status;
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('Pragma', 'no-cache');
-      ctx.body = { error: 'invalid_request', error_description: status === 413 ? `request body larger than ${MAX_TOKEN_BODY_BYTES} bytes` : 'the body is not a valid urlencoded form' };
-      return;
+      const tooLarge = (error as { status?: number }).status === 413;
+      throw new OAuthError('invalid_request', tooLarge ? `request body larger than ${MAX_TOKEN_BODY_BYTES} bytes` : 'the body is not a valid urlencoded form', {}, tooLarge ? 413 : 400);
     }
     await next();
   };

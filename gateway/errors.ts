@@ -1,7 +1,9 @@
 /**
  * Typed HTTP errors. Every error the gateway raises on purpose extends HttpError; one middleware
- * (middleware/handle-errors.ts) writes every body. `expose` is true below 500: the message is safe
- * to show. Anything else is a bug, answered with a generic 500 and logged.
+ * (middleware/handle-errors.ts) writes every body, in the shape of the protocol the error belongs to:
+ * `{detail}` for the API, 422 `{detail: [{loc, msg, type}]}` for validation, problem+json, and
+ * RFC 6749's `{error, error_description}` for the token endpoint. `expose` is true below 500: the
+ * message is safe to show. Anything else is a bug, answered with a generic 500 and logged.
  */
 
 /** One entry of a 422 body, in FastAPI's exact shape. */
@@ -78,6 +80,24 @@ export class ForbiddenError extends HttpError {
 export class NotFoundError extends HttpError {
   constructor(detail = 'Not Found') {
     super(404, detail, { code: 'not_found' });
+  }
+}
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope';
+
+/**
+ * An RFC 6749 §5.2 error: `{error, error_description}` with `Cache-Control: no-store`, 400 (invalid_client:
+ * 401; 413 for a body too large, 429 when limited). The description never carries a secret.
+ */
+export class OAuthError extends HttpError {
+  constructor(readonly error: OAuthErrorCode, readonly description: string, headers: Record<string, string> = {}, status?: number) {
+    super(status ?? (error === 'invalid_client' ? 401 : 400), `${error}: ${description}`, { code: error, headers });
   }
 }
 

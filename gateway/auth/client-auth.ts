@@ -9,31 +9,13 @@
  * by construction), then checking it belongs to the named application; an unknown client and a wrong
  * secret fail with the very same error, so the endpoint does not reveal which client ids exist.
  *
- * This module also holds OAuthError, the RFC 6749 §5.2 error every token-endpoint step throws.
+ * Every failure is an OAuthError (errors.ts), written in RFC 6749 §5.2's shape by the one error writer.
  * Kept honest by test/gateway/token-endpoint.test.ts ("Basic …", "answers an unknown client and a
  * wrong secret identically").
  */
 import type { ApplicationRecord, ClientSecretRecord, Store } from '../../storage/store.js';
 import { hashSecret } from './secrets.js';
-
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'invalid_scope';
-
-/** An RFC 6749 §5.2 error: `{error, error_description}`, 400 (invalid_client: 401). Never carries a secret. */
-export class OAuthError extends Error {
-  readonly status: number;
-
-  constructor(readonly error: OAuthErrorCode, readonly description: string, readonly headers: Record<string, string> = {}, status?: number) {
-    super(`${error}: ${description}`);
-    this.name = 'OAuthError';
-    this.status = status ?? (error === 'invalid_client' ? 401 : 400);
-  }
-}
+import { OAuthError } from '../errors.js';
 
 /** "If the client attempted to authenticate via the Authorization request header field, … 401 … WWW-Authenticate" (RFC 6749 §5.2). */
 export function clientAuthenticationFailed(usedBasic: boolean, description = 'client authentication failed'): OAuthError {

@@ -5,7 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Context, Next } from 'koa';
-import { HttpError, ProblemError, ValidationError } from '../errors.js';
+import { HttpError, OAuthError, ProblemError, ValidationError } from '../errors.js';
 
 interface KoaLikeError {
   status?: number;
@@ -31,6 +31,12 @@ export function handleErrors() {
 export function writeError(ctx: Context, error: unknown): void {
   if (error instanceof ValidationError) {
     writeJson(ctx, 422, { detail: error.issues });
+  } else if (error instanceof OAuthError) {
+    // RFC 6749 §5.1: "Cache-Control: no-store" and "Pragma: no-cache", on errors too.
+    for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    writeJson(ctx, error.status, { error: error.error, error_description: error.description });
   } else if (error instanceof ProblemError) {
     writeJson(ctx, error.status, { type: 'about:blank', title: error.title, status: error.status, detail: error.message, code: error.code });
     ctx.type = 'application/problem+json';

@@ -14,10 +14,10 @@ import { z } from 'zod';
 import type { RouteTable } from './route-table.js';
 import type { GatewayDeps } from '../app.js';
 import type { UserRecord } from '../../storage/store.js';
-import { UnauthorizedError } from '../errors.js';
+import { OAuthError, UnauthorizedError } from '../errors.js';
 import { mintAccessToken, type Principal } from '../auth/access-tokens.js';
 import { findCode, redeemCode } from '../auth/authorization-codes.js';
-import { clientAuthenticationFailed, OAuthError, readClientCredentials, verifyClient, type AuthenticatedClient, type TokenParams } from '../auth/client-auth.js';
+import { clientAuthenticationFailed, readClientCredentials, verifyClient, type AuthenticatedClient, type TokenParams } from '../auth/client-auth.js';
 import { mayShowEmail, mintIdToken, userClaims } from '../auth/id-tokens.js';
 import { displayName } from '../presenters/user.js';
 import { verifierProblem, verifyPkce } from '../auth/pkce.js';
@@ -129,13 +129,9 @@ function tokenEndpoint(deps: GatewayDeps) {
       ctx.body = grantType === 'authorization_code' ? await exchangeCode(deps, client, params) : await exchangeRefreshToken(deps, client, params);
       ctx.status = 200;
     } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
-      // Every failed token request counts.
-      if (error.status !== 429) limiter.record(limitKey);
-      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      ctx.status = error.status;
-      ctx.type = 'application/json';
-      ctx.body = { error: error.error, error_description: error.description };
+      // Every failed token request counts; the error writer answers it in RFC 6749's shape.
+      if (error instanceof OAuthError && error.status !== 429) limiter.record(limitKey);
+      throw error;
     }
   };
 }
