@@ -4,7 +4,7 @@
  * route's own properties: 401 for bearer routes, 403 when a scope is required, 422 when it validates.
  */
 import { z } from 'zod';
-import type { RouteSpec } from './routes/route-table.js';
+import type { RouteSpec } from './route-table.js';
 
 export const INTERFACE_VERSION = '0.113.2';
 

@@ -7,7 +7,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import type { SessionRecord, Store } from '../../storage/store.js';
+import type { SessionRecord, Store, UserRecord } from '../../storage/store.js';
 import { newId } from '../../storage/ids.js';
 import { hashSecret } from './secrets.js';
 import { sometimesSweep } from './sweep.js';
@@ -43,6 +43,13 @@ export class Sessions {
   async signedIn(ctx: Context, now = Date.now()): Promise<(SessionRecord & { user_id: string }) | null> {
     const session = await this.current(ctx, now);
     return session?.user_id ? (session as SessionRecord & { user_id: string }) : null;
+  }
+
+  /** The signed-in person's session and account, or null; managed users never count as signed in. */
+  async signedInUser(ctx: Context, now = Date.now()): Promise<{ session: SessionRecord; user: UserRecord } | null> {
+    const session = await this.signedIn(ctx, now);
+    const user = session ? await this.store.users.get(session.user_id) : null;
+    return session && user && user.managed_by === null ? { session, user } : null;
   }
 
   /** The current session, or a new anonymous one (with its cookie set). */

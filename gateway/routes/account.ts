@@ -16,8 +16,8 @@
 import { displayName } from '../presenters/user.js';
 import type { Context } from 'koa';
 import type { ApplicationRecord, ClientSecretRecord, SessionRecord, UserRecord } from '../../storage/store.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 import { addClientSecret } from '../services/accounts.js';
 import { deleteClientSecret, revokeGrant } from '../services/grants.js';
 import { isPrivate } from '../presenters/application.js';
@@ -26,7 +26,6 @@ import { csrfSession, FIELD_LIMITS, formBody, seeOther, stringField } from '../p
 import { forbiddenPage, notFoundPage } from '../pages/messages.js';
 import { accountPage, applicationPage, secretCreatedPage, type SecretView } from '../pages/account.js';
 import type { AccountView } from '../pages/oauth.js';
-import { signedInUser } from './sign-in.js';
 
 /** More would be a mistake; each secret is a way in. */
 const MAX_SECRETS = 20;
@@ -41,7 +40,7 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
   const { store, sessions } = deps;
 
   table.page({ method: 'get', path: '/account', name: 'account' }, async function showAccount(ctx) {
-    const found = await signedInUser(ctx, deps);
+    const found = await deps.sessions.signedInUser(ctx);
     if (!found) return seeOther(ctx, '/signin');
     const { user, session } = found;
     const [grants, owned] = await Promise.all([
@@ -70,7 +69,7 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
   });
 
   table.page({ method: 'get', path: '/account/applications/:id', name: 'applicationSettings' }, async function showApplication(ctx) {
-    const found = await signedInUser(ctx, deps);
+    const found = await deps.sessions.signedInUser(ctx);
     if (!found) return seeOther(ctx, '/signin');
     const application = await ownedApplication(ctx, found.user);
     if (!application) return;
@@ -109,7 +108,7 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
       sendPage(ctx, 403, forbiddenPage());
       return null;
     }
-    const found = await signedInUser(ctx, deps);
+    const found = await deps.sessions.signedInUser(ctx);
     if (!found) {
       seeOther(ctx, '/signin');
       return null;

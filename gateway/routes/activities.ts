@@ -5,15 +5,17 @@
  */
 import { z } from 'zod';
 import type { ActivityRecord, Filter } from '../../storage/store.js';
-import { canonicalSport, sportMatches, sportStorePrefix } from '../../domain/sport.js';
+import { sportMatches, sportStorePrefix } from '../../domain/sport.js';
+import { sportFilters } from '../schemas/activity-filters.js';
+import { ownActivity } from '../services/activities.js';
 import { dateSchema } from '../../domain/time.js';
 import { presentActivityDetails, presentActivitySummary } from '../presenters/activity.js';
 import { ActivityDetails, ActivitySummary } from '../schemas/resources.js';
 import { putAppMetadata, AppMetadataBody } from '../services/app-metadata.js';
 import { queryArray, queryInt, queryString } from '../schemas/query.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import { ForbiddenError } from '../errors.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 
 const sportFilter = z.string().min(1).max(200);
 
@@ -90,18 +92,6 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
   );
 }
 
-/** Repeated `sport` plus the deprecated comma-separated `sports`, canonicalised (legacy names mapped). */
-export function sportFilters(sport: string[], sports: string | undefined): string[] {
-  const raw = [...sport, ...(sports ? sports.split(',').map((part) => part.trim()).filter(Boolean) : [])];
-  return raw.map((value, index) => {
-    const canonical = canonicalSport(value);
-    if (canonical === null) {
-      throw ValidationError.single(['query', index < sport.length ? 'sport' : 'sports'], `'${value}' is not a valid Open Sport Taxonomy sport`);
-    }
-    return canonical;
-  });
-}
-
 /** Routes under `/activities/{activity_id}`; registered after every fixed `/activities/…` path. */
 export function activityByIdRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
@@ -151,13 +141,6 @@ export function activityByIdRoutes(table: RouteTable, deps: GatewayDeps): void {
 }
 
 /** The caller's activity; another user's is a 404, never a 403 that leaks its existence. */
-/** The caller's activity; another user's is a 404, never a 403 that leaks its existence. */
-export async function ownActivity(deps: GatewayDeps, activityId: string, userId: string): Promise<ActivityRecord> {
-  const record = await deps.store.activities.get(activityId);
-  if (!record || record.user_id !== userId) throw new NotFoundError('Activity not found');
-  return record;
-}
-
 /** "Only an app token may read or write it." */
 function requireAppToken(principal: { applicationId: string | null }): string {
   if (!principal.applicationId) throw new ForbiddenError('App metadata needs an application access token');

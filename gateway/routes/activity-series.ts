@@ -12,18 +12,15 @@
  * (engine/analysis/segments.ts) instead of samples.
  * test/gateway/activity-series.test.ts runs them on the real stack.
  */
-import type { Readable } from 'node:stream';
-import type { Context } from 'koa';
 import { z } from 'zod';
 import { DEFAULT_METRICS, METRICS } from '../../engine/contract.js';
 import { queryArray, queryString } from '../schemas/query.js';
-import type { RouteTable } from './route-table.js';
-import { ownActivity } from './activities.js';
-import { rangeParameters, requestedRange, requestedSports, sportParameters } from './longitudinal-query.js';
-import type { GatewayDeps } from '../app.js';
-
-/** gaps.md "Wire conventions": "Media types: Parquet `application/vnd.apache.parquet`". */
-export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
+import type { RouteTable } from '../route-table.js';
+import { PARQUET_RESPONSE, sendParquet } from '../presenters/parquet.js';
+import { clientGone } from '../client-gone.js';
+import { ownActivity } from '../services/activities.js';
+import { rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
+import type { GatewayDeps } from '../deps.js';
 
 /**
  * Deadline of a longitudinal call, milliseconds: it covers the whole transfer (the engine encodes as
@@ -51,15 +48,13 @@ const LongitudinalQuery = z.object({
   segmentation_on: segmentationParameter,
 });
 
-const parquetResponse = { description: 'Parquet file', mediaType: PARQUET_MEDIA_TYPE };
-
 export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
     {
       method: 'get', path: '/api/v1/activities/longitudinal-data', operationId: 'getLongitudinalData', tag: 'activities',
       summary: 'Series of every matching activity, concatenated, as Parquet: timestamp, timestamp_local, activity_id, sport, then one column per metric',
       auth: 'bearer', scope: 'activities:read', query: LongitudinalQuery,
-      responses: { 200: parquetResponse },
+      responses: { 200: PARQUET_RESPONSE },
     },
     async function getLongitudinalData(ctx) {
       const input = ctx.state.input as z.output<typeof LongitudinalQuery>;
@@ -82,7 +77,7 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
       method: 'get', path: '/api/v1/activities/{activity_id}/data', operationId: 'getActivityData', tag: 'activities',
       summary: "The activity's series as Parquet, one row per sample: timestamp, timestamp_local, then one column per metric",
       auth: 'bearer', scope: 'activities:read', params: DataParams, query: DataQuery,
-      responses: { 200: parquetResponse, 404: { description: 'Unknown activity' } },
+      responses: { 200: PARQUET_RESPONSE, 404: { description: 'Unknown activity' } },
     },
     async function getActivityData(ctx) {
       const input = ctx.state.input as z.output<typeof DataQuery> & z.output<typeof DataParams>;
@@ -95,23 +90,4 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
       sendParquet(ctx, body);
     },
   );
-}
-
-/** Streams the engine's bytes as the response; a failure after the first byte ends the connection. */
-function sendParquet(ctx: Context, body: Readable): void {
-  body.once('error', (error: Error) => {
-    if (!ctx.res.writableFinished && ctx.res.destroyed) return; // the client left; nothing to report
-    ctx.state.logger?.warn({ err: error }, 'parquet response failed after it started');
-  });
-  ctx.type = PARQUET_MEDIA_TYPE;
-  ctx.body = body;
-}
-
-/** Aborts when the client closes the connection before the response is complete. */
-export function clientGone(ctx: Context): AbortSignal {
-  const controller = new AbortController();
-  ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) controller.abort();
-  });
-  return controller.signal;
 }

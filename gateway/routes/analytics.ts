@@ -7,17 +7,17 @@
  * The fixed `/activities/longitudinal-…` paths are registered before `activityByIdRoutes`
  * (routes/index.ts). test/gateway/analytics.test.ts runs them on the real stack.
  */
-import type { Context } from 'koa';
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
-import { MAX_AFTER_STATES, MAX_DURATION_S, MAX_DURATIONS, earliestAfterStart, type TableMessage } from '../../engine/contract.js';
-import type { GatewayDeps } from '../app.js';
+import { MAX_AFTER_STATES, MAX_DURATION_S, MAX_DURATIONS, earliestAfterStart } from '../../engine/contract.js';
+import type { GatewayDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { queryArray, queryString } from '../schemas/query.js';
-import { PARQUET_MEDIA_TYPE, clientGone } from './activity-series.js';
-import { ownActivity } from './activities.js';
-import { deprecatedWindowParameters, rangeParameters, requestedRange, requestedSports, sportParameters } from './longitudinal-query.js';
-import type { RouteTable } from './route-table.js';
+import { PARQUET_MEDIA_TYPE, PARQUET_RESPONSE, sendParquet } from '../presenters/parquet.js';
+import { clientGone } from '../client-gone.js';
+import { ownActivity } from '../services/activities.js';
+import { deprecatedWindowParameters, rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
+import type { RouteTable } from '../route-table.js';
 
 const metricParameter = queryString(z.enum(['power', 'speed']));
 
@@ -57,14 +57,12 @@ const LongitudinalAwdQuery = z.object({
   ...deprecatedWindowParameters,
 });
 
-const parquetResponse = { description: 'Parquet file', mediaType: PARQUET_MEDIA_TYPE };
-
 export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
     {
       method: 'get', path: '/api/v1/activities/longitudinal-mean-max', operationId: 'getLongitudinalMeanMax', tag: 'activities',
       summary: 'The best mean-max curve across matching activities as Parquet: duration, the metric, start, activity_id, sport (and after)',
-      auth: 'bearer', scope: 'activities:read', query: LongitudinalMeanMaxQuery, responses: { 200: parquetResponse },
+      auth: 'bearer', scope: 'activities:read', query: LongitudinalMeanMaxQuery, responses: { 200: PARQUET_RESPONSE },
     },
     async function getLongitudinalMeanMax(ctx) {
       const input = ctx.state.input as z.output<typeof LongitudinalMeanMaxQuery>;
@@ -86,7 +84,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
         },
         { signal: clientGone(ctx) },
       );
-      sendTable(ctx, result);
+      sendParquet(ctx, result.data);
     },
   );
 
@@ -109,7 +107,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
         { signal: clientGone(ctx) },
       );
       if (input.format === 'json') ctx.body = tableFromIPC(result.data).toArray().map((row) => row.toJSON());
-      else sendTable(ctx, result);
+      else sendParquet(ctx, result.data);
     },
   );
 }
@@ -121,7 +119,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
       method: 'get', path: '/api/v1/activities/{activity_id}/mean-max', operationId: 'getActivityMeanMax', tag: 'activities',
       summary: "The activity's mean-max curve as Parquet: duration (s), the metric, start (UTC instant the best effort began); durations it did not last are left out",
       auth: 'bearer', scope: 'activities:read', params: ActivityParams, query: MeanMaxQuery,
-      responses: { 200: parquetResponse, 404: { description: 'Unknown activity' } },
+      responses: { 200: PARQUET_RESPONSE, 404: { description: 'Unknown activity' } },
     },
     async function getActivityMeanMax(ctx) {
       const input = ctx.state.input as z.output<typeof MeanMaxQuery> & z.output<typeof ActivityParams>;
@@ -134,7 +132,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
         },
         { signal: clientGone(ctx) },
       );
-      sendTable(ctx, result);
+      sendParquet(ctx, result.data);
     },
   );
 
@@ -143,7 +141,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
       method: 'get', path: '/api/v1/activities/{activity_id}/accumulated-work-duration', operationId: 'getActivityAccumulatedWorkDuration', tag: 'activities',
       summary: 'How long the activity spent at or above each intensity, as Parquet: the metric (highest first) and duration (s)',
       auth: 'bearer', scope: 'activities:read', params: ActivityParams, query: AwdQuery,
-      responses: { 200: parquetResponse, 404: { description: 'Unknown activity' } },
+      responses: { 200: PARQUET_RESPONSE, 404: { description: 'Unknown activity' } },
     },
     async function getActivityAccumulatedWorkDuration(ctx) {
       const input = ctx.state.input as z.output<typeof AwdQuery> & z.output<typeof ActivityParams>;
@@ -152,7 +150,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
         { user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric ?? '', format: 'PARQUET' },
         { signal: clientGone(ctx) },
       );
-      sendTable(ctx, result);
+      sendParquet(ctx, result.data);
     },
   );
 }
@@ -166,9 +164,4 @@ function requestedDurations(text: string | undefined): number[] | 'all' {
   const bad = list.find((d) => d < 1 || d > MAX_DURATION_S);
   if (bad !== undefined) throw ValidationError.single(['query', 'durations'], `duration ${bad} is outside 1..${MAX_DURATION_S} seconds`);
   return list;
-}
-
-function sendTable(ctx: Context, result: TableMessage): void {
-  ctx.type = PARQUET_MEDIA_TYPE;
-  ctx.body = Buffer.from(result.data);
 }

@@ -15,8 +15,8 @@
  */
 import type { Context } from 'koa';
 import type { ApplicationRecord, InteractionRecord, SessionRecord, UserRecord } from '../../storage/store.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { Sessions } from '../auth/sessions.js';
 import {

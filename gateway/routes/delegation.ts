@@ -13,8 +13,8 @@ import { mintAccessToken, type Principal } from '../auth/access-tokens.js';
 import { delegableScopes, findDelegationBasis, narrowToRequested } from '../auth/delegation.js';
 import { SCOPES } from '../auth/scopes.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 
 const id = z.string().min(1).max(64);
 

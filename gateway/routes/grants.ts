@@ -6,8 +6,8 @@
  * (services/grants.ts). The signed-in page /account does the same for people.
  */
 import { z } from 'zod';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { formatUtc } from '../../domain/time.js';
 import { revokeGrant } from '../services/grants.js';

@@ -1,6 +1,6 @@
 /** The route table of the whole gateway, in the order of the interface. */
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 import { systemRoutes } from './system.js';
 import { wellKnownRoutes } from './well-known.js';
 import { activityByIdRoutes, activityRoutes } from './activities.js';

@@ -11,8 +11,8 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 import type { UserRecord } from '../../storage/store.js';
 import { OAuthError, UnauthorizedError } from '../errors.js';
 import { mintAccessToken, type Principal } from '../auth/access-tokens.js';
@@ -24,11 +24,17 @@ import { verifierProblem, verifyPkce } from '../auth/pkce.js';
 import { findRefreshToken, issueRefreshToken, receivesRefreshToken, touchRefreshToken } from '../auth/refresh-tokens.js';
 import { splitScopes } from '../auth/scopes.js';
 import { clientAddress } from '../auth/rate-limit.js';
+import { parseFormOnly } from '../middleware/parse-body.js';
 
-/** Largest token request body, bytes; the global parser's 1 MB is far more than any token request needs. */
+/** Largest token request body, bytes; the default parser's 1 MB is far more than any token request needs. */
 export const MAX_TOKEN_BODY_BYTES = 16 * 1024;
 /** The token endpoint and its alias (gaps.md: "`POST /oauth/token` behaves as `/api/v1/oauth/token`"). */
-export const TOKEN_PATHS = ['/api/v1/oauth/token', '/oauth/token'];
+const TOKEN_PATHS = ['/api/v1/oauth/token', '/oauth/token'];
+
+/** Form bodies only, at most MAX_TOKEN_BODY_BYTES; a refusal is an RFC 6749 error like every other answer here. */
+const parseTokenForm = parseFormOnly(MAX_TOKEN_BODY_BYTES, (status) => new OAuthError(
+  'invalid_request', status === 413 ? `request body larger than ${MAX_TOKEN_BODY_BYTES} bytes` : 'the body is not a valid urlencoded form', {}, status,
+));
 
 /** AUTH.md: "`authorization_code` and `refresh_token` only". */
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
@@ -72,7 +78,7 @@ export function oauthTokenRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
     {
       method: 'post', path: TOKEN_PATHS[0]!, operationId: 'oauthToken', summary: 'Token endpoint (RFC 6749): authorization_code and refresh_token grants', tag: 'oauth',
-      auth: 'none', body: TokenForm, bodyMediaType: 'application/x-www-form-urlencoded', selfValidated: true,
+      auth: 'none', body: TokenForm, bodyMediaType: 'application/x-www-form-urlencoded', selfValidated: true, parseBody: parseTokenForm,
       responses: {
         200: { description: 'Tokens', schema: TokenResponse },
         400: { description: 'RFC 6749 §5.2 error', schema: OAuthErrorBody },
@@ -84,7 +90,7 @@ export function oauthTokenRoutes(table: RouteTable, deps: GatewayDeps): void {
     token,
   );
   // gaps.md: "`POST /oauth/token` behaves as `/api/v1/oauth/token`" — the same handler, documented once.
-  table.page({ method: 'post', path: TOKEN_PATHS[1]!, name: 'oauthTokenAlias' }, token);
+  table.page({ method: 'post', path: TOKEN_PATHS[1]!, name: 'oauthTokenAlias', parseBody: parseTokenForm }, token);
 
   for (const method of ['get', 'post'] as const) {
     table.add(
@@ -149,7 +155,7 @@ function readTokenForm(ctx: Context): TokenParams {
   const declared = Number(ctx.get('content-length') || '0');
   if (!Number.isFinite(declared) || declared > MAX_TOKEN_BODY_BYTES) throw tooLarge;
   if (!ctx.is('application/x-www-form-urlencoded')) throw new OAuthError('invalid_request', 'the body must be application/x-www-form-urlencoded');
-  // The global body parser keeps the raw text; it is re-read here so repeats are seen (its parser merges them into arrays).
+  // The body parser keeps the raw text; it is re-read here so repeats are seen (its parser merges them into arrays).
   const raw = ctx.request.rawBody ?? '';
   if (Buffer.byteLength(raw, 'utf8') > MAX_TOKEN_BODY_BYTES) throw tooLarge;
   const params = new Map<string, string>();

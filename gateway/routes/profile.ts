@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { rootSport } from '../../domain/sport.js';
 import { queryBool } from '../schemas/query.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 
 const SportsQuery = z.object({ only_root: queryBool().default(false).describe('Top-level sports only') });
 

@@ -28,8 +28,8 @@
  */
 import type { Context } from 'koa';
 import type { InteractionRecord, SessionRecord, UserRecord } from '../../storage/store.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 import { HttpError, ValidationError } from '../errors.js';
 import { clientAddress, type RateLimiter } from '../auth/rate-limit.js';
 import { interactionIdOf, interactionPath, liveInteraction } from '../services/interactions.js';
@@ -68,7 +68,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
 
   table.page({ method: 'get', path: '/signin', name: 'signIn' }, async function showSignIn(ctx) {
     const flow = await flowOf(ctx.query.interaction);
-    if (await signedInUser(ctx, deps)) return seeOther(ctx, destination(flow));
+    if (await deps.sessions.signedInUser(ctx)) return seeOther(ctx, destination(flow));
     const session = await sessions.ensure(ctx);
     sendPage(ctx, 200, signInPage({ ...formContext(flow, session), mode: flow.mode }));
   });
@@ -153,7 +153,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
 
   table.page({ method: 'get', path: '/signup', name: 'signUp' }, async function showSignUp(ctx) {
     const flow = await flowOf(ctx.query.interaction);
-    if (await signedInUser(ctx, deps)) return seeOther(ctx, destination(flow));
+    if (await deps.sessions.signedInUser(ctx)) return seeOther(ctx, destination(flow));
     const session = await sessions.ensure(ctx);
     sendPage(ctx, 200, signUpPage(formContext(flow, session)));
   });
@@ -245,12 +245,6 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
 }
 
 /** The signed-in user of this browser, when the session is live and its user can sign in. */
-export async function signedInUser(ctx: Context, deps: Pick<GatewayDeps, 'sessions' | 'store'>): Promise<{ session: SessionRecord; user: UserRecord } | null> {
-  const session = await deps.sessions.signedIn(ctx);
-  const user = session ? await deps.store.users.get(session.user_id) : null;
-  return session && user && user.managed_by === null ? { session, user } : null;
-}
-
 function formContext(flow: Flow, session: SessionRecord): FormContext {
   return { brand: flow.brand, interactionId: flow.interaction?.id ?? null, csrfToken: session.csrf_token };
 }

@@ -11,8 +11,8 @@ import { presentSource } from '../presenters/source.js';
 import { Source } from '../schemas/resources.js';
 import { queryInt, queryString } from '../schemas/query.js';
 import { acceptSource } from '../services/sources.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 
 export const MAX_FILES_PER_UPLOAD = 10;
 

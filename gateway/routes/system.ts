@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { buildOpenApi } from '../openapi.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 
 const READINESS_DEADLINE_MS = 1000;
 

@@ -8,8 +8,8 @@ import type { UserRecord } from '../../storage/store.js';
 import { OWNED_ACCOUNT_SCOPES, UserSummary, displayName, presentUserSummary } from '../presenters/user.js';
 import { queryBool, queryString } from '../schemas/query.js';
 import { SCOPES } from '../auth/scopes.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 
 const ListQuery = z.object({
   include_managed: queryBool().default(true).describe('List the users the caller manages'),

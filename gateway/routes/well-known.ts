@@ -8,8 +8,8 @@
 import { z } from 'zod';
 import { SCOPES } from '../auth/scopes.js';
 import { CLAIMS } from '../auth/id-tokens.js';
-import type { RouteTable } from './route-table.js';
-import type { GatewayDeps } from '../app.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
 
 const Jwks = z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string(), n: z.string(), e: z.string() })) });
 

@@ -1,13 +1,14 @@
 /**
- * Query parameters shared by the longitudinal endpoints (interface §4): the sport filters (repeated
- * `sport`, the deprecated comma-joined `sports`), the local-date range (`start`, `end` defaulting to today)
- * and the deprecated `date` + `window_days` that mean the window of that many days ending on `date`.
+ * Activity filters shared by the list and longitudinal endpoints (interface §4): the sport filters
+ * (repeated `sport`, the deprecated comma-joined `sports`), the local-date range (`start`, `end`
+ * defaulting to today) and the deprecated `date` + `window_days` that mean the window of that many days
+ * ending on `date`.
  */
 import { z } from 'zod';
 import { addDays, dateSchema } from '../../domain/time.js';
+import { canonicalSport } from '../../domain/sport.js';
 import { ValidationError } from '../errors.js';
-import { queryArray, queryInt, queryString } from '../schemas/query.js';
-import { sportFilters } from './activities.js';
+import { queryArray, queryInt, queryString } from './query.js';
 
 export const sportParameters = {
   sport: queryArray(z.string().min(1).max(200)).optional().describe('Repeated; match any. A parent sport also matches its sub-sports'),
@@ -23,6 +24,18 @@ export const deprecatedWindowParameters = {
   date: queryString(dateSchema).optional().meta({ deprecated: true, description: 'Deprecated: the last day of the window (use end)' }),
   window_days: queryInt({ min: 1, max: 36_600 }).optional().meta({ deprecated: true, description: 'Deprecated: days in the window ending on date (use start)' }),
 };
+
+/** Repeated `sport` plus the deprecated comma-separated `sports`, canonicalised (legacy names mapped). */
+export function sportFilters(sport: string[], sports: string | undefined): string[] {
+  const raw = [...sport, ...(sports ? sports.split(',').map((part) => part.trim()).filter(Boolean) : [])];
+  return raw.map((value, index) => {
+    const canonical = canonicalSport(value);
+    if (canonical === null) {
+      throw ValidationError.single(['query', index < sport.length ? 'sport' : 'sports'], `'${value}' is not a valid Open Sport Taxonomy sport`);
+    }
+    return canonical;
+  });
+}
 
 /** The canonical sport filters; `required` makes none a 422 `Field required` on `sport`. */
 export function requestedSports(input: { sport?: string[] | undefined; sports?: string | undefined }, required: boolean): string[] {

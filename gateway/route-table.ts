@@ -1,13 +1,14 @@
 /**
  * The route table: each route is declared once — method, path, scope, request schemas, responses —
- * and that declaration both mounts the middleware chain (authenticate → require scope → validate →
- * handler) and feeds the OpenAPI document. A route cannot be served without being documented.
+ * and that declaration both mounts the middleware chain (authenticate → require scope → parse body →
+ * validate → handler) and feeds the OpenAPI document. A route cannot be served without being documented.
+ * Bodies are parsed only on routes that take one, by the route's own parser or the default.
  */
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
-import { validate } from '../middleware/validate.js';
-import type { Scope } from '../auth/scopes.js';
+import { validate } from './middleware/validate.js';
+import type { Scope } from './auth/scopes.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -41,12 +42,16 @@ export interface RouteSpec {
   refuseDelegated?: boolean;
   /** The handler validates `body` itself (the token endpoint answers RFC 6749 errors, not 422); the schema only documents it. */
   selfValidated?: boolean;
+  /** Parses the body instead of the default JSON-or-form parser (the token endpoint's small forms). */
+  parseBody?: Middleware;
 }
 
-export interface AuthMiddleware {
+export interface ChainSteps {
   authenticate: Middleware;
   requireScope(scope: Scope): Middleware;
   refuseDelegated: Middleware;
+  /** The default body parser, for routes with a body and form targets. */
+  parseBody: Middleware;
 }
 
 /** A server-rendered HTML page or form target: mounted, but not part of the API document. */
@@ -55,21 +60,25 @@ export interface PageSpec {
   /** Koa path, e.g. `/oauth/interaction/:id`. */
   path: string;
   name: string;
+  /** A form target's parser instead of the default. */
+  parseBody?: Middleware;
 }
 
 export class RouteTable {
   readonly routes: RouteSpec[] = [];
   readonly pages: PageSpec[] = [];
 
-  constructor(private readonly router: Router, private readonly auth: AuthMiddleware) {}
+  constructor(private readonly router: Router, private readonly steps: ChainSteps) {}
 
   add(spec: RouteSpec, handler: Middleware): this {
     const chain: Middleware[] = [];
-    if (spec.auth === 'bearer') chain.push(this.auth.authenticate);
-    if (spec.refuseDelegated) chain.push(this.auth.refuseDelegated);
-    if (spec.scope) chain.push(this.auth.requireScope(spec.scope));
+    if (spec.auth === 'bearer') chain.push(this.steps.authenticate);
+    if (spec.refuseDelegated) chain.push(this.steps.refuseDelegated);
+    if (spec.scope) chain.push(this.steps.requireScope(spec.scope));
     // A multipart body is parsed (and limited) by its handler; its schema only documents it.
-    const body = spec.bodyMediaType === 'multipart/form-data' || spec.selfValidated ? undefined : spec.body;
+    const multipart = spec.bodyMediaType === 'multipart/form-data';
+    if (spec.body && !multipart) chain.push(spec.parseBody ?? this.steps.parseBody);
+    const body = multipart || spec.selfValidated ? undefined : spec.body;
     if (spec.params || spec.query || body) chain.push(validate({ params: spec.params, query: spec.query, body }));
     chain.push(handler);
     this.router.register(koaPath(spec.path), [spec.method.toUpperCase()], chain, { name: spec.operationId });
@@ -79,7 +88,8 @@ export class RouteTable {
 
   /** Mounts an HTML page or form target (its handler reads and validates its own input). */
   page(spec: PageSpec, ...handlers: Middleware[]): this {
-    this.router.register(spec.path, [spec.method.toUpperCase()], handlers, { name: spec.name });
+    const chain = spec.method === 'post' ? [spec.parseBody ?? this.steps.parseBody, ...handlers] : handlers;
+    this.router.register(spec.path, [spec.method.toUpperCase()], chain, { name: spec.name });
     this.pages.push(spec);
     return this;
   }
