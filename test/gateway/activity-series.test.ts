@@ -11,7 +11,7 @@ import { parquetMetadata, parquetReadObjects, type FileMetaData } from 'hyparque
 import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
 import { SigningKeys } from '../../gateway/auth/signing-keys.js';
 import { createUser } from '../../gateway/services/accounts.js';
-import { startStack as startRealStack, type RunningStack } from '../../gateway/stack.js';
+import { startStack as startRealStack, type RunningStack } from '../../cli/stack.js';
 import { openStore } from '../../storage/open-store.js';
 import type { ActivityRecord, Blobs, Store } from '../../storage/store.js';
 import { insertActivity } from '../support/activities.js';

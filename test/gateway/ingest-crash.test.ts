@@ -12,7 +12,7 @@ import { csvActivity, type SourceBody } from '../support/uploads.js';
 const FILES = 10;
 
 async function startService(env: Record<string, string>): Promise<{ service: RunningProcess; baseUrl: string }> {
-  const service = startProcess('dist/gateway/cli/threshold.js', env, ['serve']);
+  const service = startProcess('dist/cli/threshold.js', env, ['serve']);
   const { port } = await service.waitForLog((line) => line.msg === 'gateway listening');
   return { service, baseUrl: `http://127.0.0.1:${port}` };
 }

@@ -50,7 +50,7 @@ processes('npm start serves everything and keeps users, keys and data across a r
   // A fixed BASE_URL keeps the issuer stable while PORT=0 picks a new port on each start.
   const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', BASE_URL: 'http://localhost:8080', ENGINE_THREADS: '1' };
   try {
-    let service = startProcess('dist/gateway/cli/threshold.js', env, ['serve']);
+    let service = startProcess('dist/cli/threshold.js', env, ['serve']);
     let { port } = await service.waitForLog(listening);
     const jwksBefore = await (await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`)).json();
     const user = runCli(['user', 'create', '--email', 'restart@example.com', '--first-name', 'Ada'], env);
@@ -62,7 +62,7 @@ processes('npm start serves everything and keeps users, keys and data across a r
     assert.is((await fetch(`http://127.0.0.1:${port}/api/v1/activities/`, { headers: { authorization: `Bearer ${token.access_token}` } })).status, 200);
     assert.is(await service.stop('SIGTERM'), 0);
 
-    service = startProcess('dist/gateway/cli/threshold.js', env, ['serve']);
+    service = startProcess('dist/cli/threshold.js', env, ['serve']);
     ({ port } = await service.waitForLog(listening));
     try {
       assert.equal(await (await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`)).json(), jwksBefore, 'same keys after restart');
@@ -79,7 +79,7 @@ processes('npm start serves everything and keeps users, keys and data across a r
 });
 
 processes('refuses to start with a bad configuration and lists every problem', async () => {
-  const service = startProcess('dist/gateway/cli/threshold.js', { PORT: 'x', ENGINE_THREADS: '0', LOG_LEVEL: 'loud' }, ['serve']);
+  const service = startProcess('dist/cli/threshold.js', { PORT: 'x', ENGINE_THREADS: '0', LOG_LEVEL: 'loud' }, ['serve']);
   const code = await new Promise<number | null>((resolve) => service.child.on('exit', resolve));
   assert.is(code, 1);
   for (const name of ['PORT', 'ENGINE_THREADS', 'LOG_LEVEL']) assert.match(service.output(), name);

@@ -31,7 +31,7 @@ const interop = suite<Context>('openid-client against threshold serve');
 interop.before(async (context) => {
   context.dataDir = tempDir();
   context.env = { PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '1', DATA_DIR: context.dataDir, LOG_LEVEL: 'info' };
-  context.service = startProcess('dist/gateway/cli/threshold.js', context.env, ['serve']);
+  context.service = startProcess('dist/cli/threshold.js', context.env, ['serve']);
   const running = await context.service.waitForLog((line) => line.msg === 'threshold is running', 60_000);
   context.baseUrl = String(running.url);
   context.seen = [PASSWORD];

@@ -69,7 +69,7 @@ export function startProcess(script: string, env: Record<string, string>, args: 
 
 /** Runs the `threshold` command-line tool to completion. */
 export function runCli(args: string[], env: Record<string, string>): { status: number | null; json: unknown; stderr: string } {
-  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist/gateway/cli/threshold.js'), ...args], {
+  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli/threshold.js'), ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     encoding: 'utf8',

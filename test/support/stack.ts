@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack as startRealStack, type RunningStack } from '../../gateway/stack.js';
+import { startStack as startRealStack, type RunningStack } from '../../cli/stack.js';
 import { SigningKeys } from '../../gateway/auth/signing-keys.js';
 import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
 import { createUser, unionGrant } from '../../gateway/services/accounts.js';

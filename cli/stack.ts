@@ -11,8 +11,8 @@ import { openStore } from '../storage/open-store.js';
 import { sqliteFileFor } from '../storage/config.js';
 import { loadEngineConfig } from '../engine/config.js';
 import { startEngine } from '../engine/server.js';
-import { loadGatewayConfig } from './config.js';
-import { startGateway } from './server.js';
+import { loadGatewayConfig } from '../gateway/config.js';
+import { startGateway } from '../gateway/server.js';
 
 export interface RunningStack {
   baseUrl: string;

@@ -7,15 +7,15 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createLogger } from '../../domain/logger.js';
-import type { SourceRecord, Store } from '../../storage/store.js';
-import { INGEST_JOB } from '../../storage/jobs.js';
-import { loadEngineConfig } from '../../engine/config.js';
-import { createPool } from '../../engine/pool/pool.js';
-import { startJobRunner } from '../../engine/jobs/runner.js';
-import { ingestJobHandler } from '../../engine/jobs/ingest-job.js';
-import { acceptSource } from '../services/sources.js';
-import { cleanFilename } from '../multipart.js';
+import { createLogger } from '../domain/logger.js';
+import type { SourceRecord, Store } from '../storage/store.js';
+import { INGEST_JOB } from '../storage/jobs.js';
+import { loadEngineConfig } from '../engine/config.js';
+import { createPool } from '../engine/pool/pool.js';
+import { startJobRunner } from '../engine/jobs/runner.js';
+import { ingestJobHandler } from '../engine/jobs/ingest-job.js';
+import { acceptSource } from '../gateway/services/sources.js';
+import { cleanFilename } from '../gateway/multipart.js';
 
 const EXTENSIONS = new Set(['.fit', '.csv']);
 const POLL_MS = 100;

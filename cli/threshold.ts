@@ -16,21 +16,21 @@
  *   threshold import --user USER_ID PATH…              FIT and CSV files or folders, through the ingest path
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { exitOnSignals, reportStartupFailure } from '../../domain/process.js';
-import { openStore } from '../../storage/open-store.js';
-import { sqliteFileFor } from '../../storage/config.js';
-import type { Store } from '../../storage/store.js';
-import { loadGatewayConfig, type GatewayConfig } from '../config.js';
-import { startStack } from '../stack.js';
-import { HttpError, ValidationError } from '../errors.js';
-import { SigningKeys } from '../auth/signing-keys.js';
-import { mintAccessToken } from '../auth/access-tokens.js';
-import { isScope, splitScopes } from '../auth/scopes.js';
-import { addClientSecret, createApplication, createUser, unionGrant } from '../services/accounts.js';
-import { deleteClientSecret } from '../services/grants.js';
-import { presentApplication } from '../presenters/application.js';
+import { exitOnSignals, reportStartupFailure } from '../domain/process.js';
+import { openStore } from '../storage/open-store.js';
+import { sqliteFileFor } from '../storage/config.js';
+import type { Store } from '../storage/store.js';
+import { loadGatewayConfig, type GatewayConfig } from '../gateway/config.js';
+import { startStack } from './stack.js';
+import { HttpError, ValidationError } from '../gateway/errors.js';
+import { SigningKeys } from '../gateway/auth/signing-keys.js';
+import { mintAccessToken } from '../gateway/auth/access-tokens.js';
+import { isScope, splitScopes } from '../gateway/auth/scopes.js';
+import { addClientSecret, createApplication, createUser, unionGrant } from '../gateway/services/accounts.js';
+import { deleteClientSecret } from '../gateway/services/grants.js';
+import { presentApplication } from '../gateway/presenters/application.js';
 import { importFiles } from './import.js';
-import { ConfigError } from '../../domain/config-error.js';
+import { ConfigError } from '../domain/config-error.js';
 
 /** Wrong words on the command line: exit 2. */
 class UsageError extends Error {}
