@@ -1,5 +1,5 @@
 /**
- * The analysis tasks as the pool's workers run them (engine/pool/worker.ts exports them by name; their
+ * The analysis tasks as the pool's workers run them (engine/pool/worker.ts dispatches to them by name; their
  * inputs and results are declared in engine/pool/tasks.ts). Each takes stored series (Arrow IPC) or
  * folded results, computes with the kernels (only the metric asked for) and writes the result table
  * (Parquet or Arrow IPC) itself, so the event loop only moves buffers.

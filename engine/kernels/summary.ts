@@ -1,34 +1,18 @@
 /**
- * Summary statistics of a recorded series over a range of samples: the blocks of an activity's
- * `summary` and of each lap (gaps.md "Shapes": power{mean,max}, speed{mean,max}, distance{sum},
- * altitude{mean,gain,loss,min,max}, heart_rate{mean,min,max,start,end}, cadence{mean,max},
- * temperature / core_temperature / smo2 {mean,min,max,start,end}).
+ * Summary statistics kernels over a recorded series' samples (the blocks of an activity's `summary` and
+ * of each lap are assembled from them by engine/ingest/summary.ts).
  *
  * Means are time-weighted like the canonical series (ANALYTICS.md §1): each sample holds until the
  * next one for at most HOLD_CAP_MS, the last sample for one second; missing values (NaN) carry no
- * weight. `distance.sum` is the rise of the cumulative distance over the range. Altitude gain and
+ * weight. `sum` is the rise of a cumulative channel over the range (distance). Altitude gain and
  * loss count only moves of at least ALTITUDE_HYSTERESIS_M from the last turning point, so sensor
  * noise does not accumulate into climbing. test/engine/summary.test.ts checks hand-computed values.
  */
-import type { MetricSummary, SummaryBlocks } from '../../storage/records.js';
-import type { RecordedSeries, SeriesMetric } from '../ingest/series.js';
 
 export const HOLD_CAP_MS = 5000;
 export const ALTITUDE_HYSTERESIS_M = 1;
 
-type Statistic = 'mean' | 'min' | 'max' | 'start' | 'end' | 'sum' | 'gain' | 'loss';
-
-const BLOCKS: Partial<Record<SeriesMetric, Statistic[]>> = {
-  power: ['mean', 'max'],
-  speed: ['mean', 'max'],
-  distance: ['sum'],
-  altitude: ['mean', 'gain', 'loss', 'min', 'max'],
-  heart_rate: ['mean', 'min', 'max', 'start', 'end'],
-  cadence: ['mean', 'max'],
-  temperature: ['mean', 'min', 'max', 'start', 'end'],
-  core_temperature: ['mean', 'min', 'max', 'start', 'end'],
-  smo2: ['mean', 'min', 'max', 'start', 'end'],
-};
+export type Statistic = 'mean' | 'min' | 'max' | 'start' | 'end' | 'sum' | 'gain' | 'loss';
 
 /** Sample weights in seconds: time to the next sample capped at HOLD_CAP_MS, 1 s for the last. */
 export function sampleWeights(timestamps: Float64Array): Float64Array {
@@ -39,22 +23,11 @@ export function sampleWeights(timestamps: Float64Array): Float64Array {
   return weights;
 }
 
-/** The summary blocks of samples [from, to) of the series; metrics without a value there are left out. */
-export function summarize(series: RecordedSeries, weights: Float64Array, from: number, to: number): SummaryBlocks {
-  const blocks: SummaryBlocks = {};
-  for (const column of series.metrics) {
-    const statistics = BLOCKS[column.name];
-    if (!statistics) continue;
-    const summary = summarizeColumn(column.values, weights, from, to, column.name === 'altitude');
-    if (summary === null) continue;
-    const block: MetricSummary = {};
-    for (const statistic of statistics) block[statistic] = summary[statistic];
-    blocks[column.name] = block;
-  }
-  return blocks;
-}
-
-function summarizeColumn(values: Float64Array, weights: Float64Array, from: number, to: number, withClimb: boolean): Record<Statistic, number> | null {
+/**
+ * Every statistic of samples [from, to) of one column (values in the metric's unit, weights from
+ * sampleWeights); gain and loss only when `withClimb`. Null when no sample there has a value.
+ */
+export function summarizeColumn(values: Float64Array, weights: Float64Array, from: number, to: number, withClimb: boolean): Record<Statistic, number> | null {
   let weighted = 0;
   let weight = 0;
   let min = Infinity;

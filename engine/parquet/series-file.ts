@@ -1,5 +1,5 @@
 /**
- * The two series-table tasks as the worker runs them (engine/pool/worker.ts exports them by name):
+ * The two series-table tasks as the worker runs them (engine/pool/worker.ts dispatches to them by name):
  *
  * - `encodeSeriesFile`: one activity's stored series → one whole file of its requested metrics.
  *   With `segmentation`, rows are the activity's adaptive segments (engine/analysis/segments.ts).

@@ -1,5 +1,5 @@
 /**
- * The compute pool: a Piscina pool of worker threads running worker.ts's named tasks. Callers pass
+ * The compute pool: a Piscina pool of worker threads running worker.ts's tasks by name. Callers pass
  * the call's AbortSignal, so a passed deadline or a cancelled call stops the task (Piscina removes
  * a queued task and terminates the thread of a running one).
  */
@@ -8,6 +8,7 @@ import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { EngineError } from '../errors.js';
 import type { PoolTasks, TaskName } from './tasks.js';
+import type { TaskMessage } from './worker.js';
 
 export interface PoolOptions {
   /** Worker threads (ENGINE_THREADS). */
@@ -58,7 +59,8 @@ export function createPool(options: PoolOptions): EnginePool {
       if (admitted >= capacity) throw new EngineError(status.RESOURCE_EXHAUSTED, 'engine: worker pool queue is full');
       admitted += 1;
       try {
-        return await piscina.run(task, { name, signal: runOptions.signal ?? null, transferList: runOptions.transferList });
+        const message: TaskMessage = { name, task };
+        return await piscina.run(message, { signal: runOptions.signal ?? null, transferList: runOptions.transferList });
       } finally {
         admitted -= 1;
       }

@@ -1,6 +1,7 @@
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import { indexAtOrAfter, sampleWeights, summarize } from '../../engine/kernels/summary.js';
+import { indexAtOrAfter, sampleWeights } from '../../engine/kernels/summary.js';
+import { summarize } from '../../engine/ingest/summary.js';
 import type { RecordedSeries } from '../../engine/ingest/series.js';
 
 function series(timestamps: number[], columns: Record<string, number[]>): RecordedSeries {
