@@ -7,7 +7,6 @@ import {
   getFitGarminProductDisplayName, getFitManufacturerName, getFitSportId, getFitSubSportId,
 } from 'fit-file-parser';
 import type { SeriesMetric } from './series.js';
-import type { DeveloperSource } from './fit-series.js';
 
 export type Message = Record<string, unknown>;
 
@@ -83,6 +82,15 @@ function conversion(metric: SeriesMetric, units: string): { scale: number; offse
     default:
       return null;
   }
+}
+
+/** A developer field that feeds a metric: the key fit-file-parser stores it under and a unit conversion. */
+export interface DeveloperSource {
+  metric: SeriesMetric;
+  /** The field's `field_name`, the property fit-file-parser writes on each record. */
+  key: string;
+  scale: number;
+  offset: number;
 }
 
 /**

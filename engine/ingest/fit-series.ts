@@ -26,20 +26,11 @@
  *
  * No per-sample objects: records are read once in place and values written straight into typed arrays.
  */
-import { timeOf, type Message } from './fit-messages.js';
+import { timeOf, type DeveloperSource, type Message } from './fit-messages.js';
 import { SERIES_METRICS, type SeriesMetric } from './series.js';
 
 /** Index of each metric in SERIES_METRICS, the column order. */
 const M = Object.fromEntries(SERIES_METRICS.map((name, i) => [name, i])) as Record<SeriesMetric, number>;
-
-/** A developer field that feeds a metric: the key fit-file-parser stores it under and a unit conversion. */
-export interface DeveloperSource {
-  metric: SeriesMetric;
-  /** The field's `field_name`, the property fit-file-parser writes on each record. */
-  key: string;
-  scale: number;
-  offset: number;
-}
 
 export interface FitTable {
   timestamps: Float64Array;
