@@ -93,13 +93,23 @@ export async function decodeCsv(bytes: Uint8Array, options: CsvDecodeOptions = {
     relax_column_count: true, // checked in order with the other row errors, against the header
     max_record_size: settings.maxLineChars,
   });
+  // A refused row (or the parser's own error, seen by the consumer) ends the pipeline while the parser
+  // still reads ahead; the teardown then rejects with an AbortError of its own, so the first error is
+  // kept here and wins.
+  let refused: unknown = null;
   try {
     await pipeline(Readable.from(chunksOf(bytes, settings.chunkBytes)), parser, async (rows: AsyncIterable<Row>) => {
-      for await (const row of rows) decoder.accept(row);
+      try {
+        for await (const row of rows) decoder.accept(row);
+      } catch (error) {
+        refused = error;
+        throw error;
+      }
     });
   } catch (error) {
-    if (error instanceof CsvError) throw malformed(error, settings.maxLineChars);
-    throw error;
+    const failure = refused ?? error;
+    if (failure instanceof CsvError) throw malformed(failure, settings.maxLineChars);
+    throw failure;
   }
   return decoder.finish();
 }

@@ -5,7 +5,8 @@
  * IPC, its summary and its laps' statistics (computed here from the decoded columns, never taken from
  * the file's summaries), and its analysis cache, so a new activity is ready for longitudinal curves at
  * once. An undecodable file is a value (`ok: false` with the decoder's code), not a thrown error:
- * errors do not keep their fields across threads.
+ * errors do not keep their fields across threads. So is a decoder that throws anything else: the same
+ * bytes would make it throw again, so retrying cannot help (issue: imports that fail fast).
  */
 import { canonicalSport } from '../../domain/sport.js';
 import { analyzeActivity, encodeAnalysis } from '../analysis/activity-analysis.js';
@@ -25,10 +26,16 @@ export async function decodeFile(task: DecodeFileTask): Promise<DecodeOutcome> {
   try {
     decoded = task.type === 'fit' ? await decodeFit(new Uint8Array(task.bytes)) : csvAsFile(await decodeCsv(new Uint8Array(task.bytes), { canonicalSport }));
   } catch (error) {
-    if (error instanceof DecodeError) return { ok: false, code: error.code, message: error.message };
-    throw error;
+    return failedDecode(error);
   }
   return { ok: true, activities: decoded.activities.map(describeActivity), warnings: decoded.warnings };
+}
+
+/** A decoder's error as a permanent failure: its own code, or `decode_failed` naming what it threw. */
+export function failedDecode(error: unknown): DecodeOutcome & { ok: false } {
+  if (error instanceof DecodeError) return { ok: false, code: error.code, message: error.message };
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return { ok: false, code: 'decode_failed', message: `decode: the decoder failed on this file (${what.slice(0, 300)})` };
 }
 
 function csvAsFile(csv: DecodedCsv): DecodedFile {

@@ -36,10 +36,14 @@ export interface DecodedActivityResult {
   analysis: ArrayBuffer;
 }
 
-/** A decode either yields activities or fails with a `DecodeError`'s code and message (errors do not keep their fields across threads). */
+/**
+ * A decode either yields activities or fails with a `DecodeError`'s code and message (errors do not keep
+ * their fields across threads), or with `decode_failed` when the decoder itself threw: a bug that would
+ * throw again on the same bytes, so it is as permanent as a bad file (the bytes stay stored for a re-run).
+ */
 export type DecodeOutcome =
   | { ok: true; activities: DecodedActivityResult[]; warnings: string[] }
-  | { ok: false; code: DecodeErrorCode; message: string };
+  | { ok: false; code: DecodeErrorCode | 'decode_failed'; message: string };
 
 /** encodeSeriesTable: one activity's stored series → a whole table file (engine/parquet/series-file.ts). */
 export interface EncodeSeriesTableTask {

@@ -224,6 +224,15 @@ test('grows its columns past the initial estimate', async () => {
   assert.is(decoded.series.timestamps.buffer.byteLength, 5000 * 8);
 });
 
+test('fails at its first bad row with that row\'s error when the file spans many chunks (not an AbortError)', async () => {
+  // The parser is still reading ahead when the row is refused; the refusal must win over the pipeline's teardown.
+  const rows = Array.from({ length: 5000 }, (_, i) => `2024-05-01T05:00:${String(i % 60).padStart(2, '0')}Z,cycling,${i}`);
+  const missing = await decodeFailure(decodeCsv(csvBytes(['timestamp,distance,heart_rate', ...rows]), { chunkBytes: 256 }));
+  assert.is(missing.code, 'csv_missing_column');
+  const naive = await decodeFailure(decodeCsv(csvBytes(['timestamp,sport,power', '2024-05-01T05:00:00,cycling,1', ...rows]), { chunkBytes: 256 }));
+  assert.is(naive.code, 'csv_naive_timestamp');
+});
+
 test('throws DecodeError instances', async () => {
   try {
     await decode(['nothing']);

@@ -75,6 +75,18 @@ uploads('fails a CSV with naive timestamps with its error code and message', asy
   assert.equal(done.activity_ids, []);
 });
 
+uploads('fails a large CSV with a bad header at once: a decode error is permanent, never retried', async ({ stack, token }) => {
+  // Larger than the decoder's 64 KiB chunks, so the parser is still reading ahead when the header is refused.
+  const rows = csvActivity({ rows: 4000 }).split('\n').slice(1).join('\n');
+  const [accepted] = await sources(await upload(stack, token, [{ name: 'no-sport.csv', bytes: `timestamp,activity,power,heart_rate,distance\n${rows}` }]));
+  const done = await settled(stack, token, accepted!.id);
+  assert.is(done.status, 'failed');
+  assert.is(done.error!.code, 'csv_missing_column');
+  const job = await stack.store.jobs.findOne({ key: `ingest:${accepted!.id}` });
+  assert.is(job!.attempts, 1, 'decoded once');
+  assert.is(job!.status, 'done');
+});
+
 uploads('fails a file that is neither FIT nor CSV', async ({ stack, token }) => {
   const [accepted] = await sources(await upload(stack, token, [{ name: 'photo.png', bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]) }]));
   assert.is(accepted!.type, null);
