@@ -8,7 +8,8 @@
  * It deliberately does not paper over the bundled server's gaps inside the store: where jongodb differs
  * from MongoDB (no `dropDatabase`, `drop` or `listCollections`), only the harness adapts
  * (`dropTestDatabase`), and the differences are listed in the README's test section. The child is killed
- * when the suite stops it, and again on process exit or SIGINT/SIGTERM, so none outlives the run.
+ * when the suite stops it, on process exit or SIGINT/SIGTERM, and (through `setpriv --pdeathsig`, where
+ * util-linux is installed) by the kernel when the test process dies any other way, so none outlives the run.
  *
  * Kept honest by test/storage/mongo.test.ts and test/gateway/mongo-end-to-end.test.ts.
  */
@@ -73,19 +74,31 @@ function installExitHooks(): void {
   }
 }
 
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && fs.existsSync(path.join(dir, name))) return path.join(dir, name);
+  }
+  return null;
+}
+
 /** Starts the bundled server (or hands back MONGODB_URI) and resolves once it accepts connections. */
 export async function startMongoServer(): Promise<MongoServer> {
   const uri = externalUri();
   if (uri !== null) return { uri, kind: 'external', stop: async () => undefined };
 
   installExitHooks();
-  const child = spawn(JONGODB_BINARY, [
+  const command = [
+    JONGODB_BINARY,
     '--host=127.0.0.1',
     '--port=0', // the server binds a free port and names it in its ready line
     '--database=threshold',
     '--replica-set-name=rs0',
     '--topology-profile=single_node_replicaset',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  ];
+  // setpriv (util-linux) makes the kernel kill the server when this process dies, even by SIGKILL.
+  const setpriv = onPath('setpriv');
+  if (setpriv !== null) command.unshift(setpriv, '--pdeathsig', 'KILL', '--');
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   void exited.then(() => running.delete(child));
