@@ -6,7 +6,8 @@
  * single-node replica set is enough for development). `deleteUser` uses a transaction too where
  * the deployment offers them and otherwise deletes children first and the user last, so a retry
  * after a failure finishes the job. Kept honest by test/storage/contract.ts through
- * test/storage/mongo.test.ts whenever MONGODB_URI is set.
+ * test/storage/mongo.test.ts and by test/gateway/mongo-end-to-end.test.ts, in every run (on the
+ * bundled jongodb server, or on MONGODB_URI).
  */
 import { MongoClient, type ClientSession, type Db, type IndexDescription } from 'mongodb';
 import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';

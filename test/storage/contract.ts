@@ -1,8 +1,9 @@
 /**
  * The storage contract: every backend runs this suite (test/storage/sqlite.test.ts on ':memory:'
- * and on a file, test/storage/mongo.test.ts when MONGODB_URI is set). One fresh store per test.
+ * and on a file, test/storage/mongo.test.ts on the bundled jongodb server or MONGODB_URI). One fresh
+ * store per test.
  */
-import { suite } from '../support/uvu.js';
+import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import {
   DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,
@@ -53,16 +54,51 @@ function sameBytes(actual: Uint8Array | null, expected: Uint8Array): boolean {
     .equals(Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength));
 }
 
-export function storeContract(label: string, open: () => Promise<Store>): void {
-  const test = suite(`storage contract: ${label}`);
+/** What a backend's suite needs around the contract (all optional). */
+export interface ContractSetup {
+  /** Why the backend cannot run here (`skipUnless`: every test is counted as skipped), or null. */
+  missing?: string | null;
+  /**
+   * Tests the server is known to get wrong, by name, each with how it differs from MongoDB: they are
+   * counted as skipped and the run prints each reason. Only for a stand-in server (the bundled jongodb),
+   * never for a backend's own bugs; a name that matches no test fails the suite.
+   */
+  deviations?: Record<string, string>;
+  /** Runs once before the first test, e.g. to start a server. */
+  before?: () => Promise<void>;
+  /** Runs once after the last test, e.g. to stop that server. */
+  after?: () => Promise<void>;
+}
+
+export function storeContract(label: string, open: () => Promise<Store>, setup: ContractSetup = {}): void {
+  const title = `storage contract: ${label}`;
+  const contract = suite(title);
+  const deviations = new Map(Object.entries(setup.deviations ?? {}));
+  const deviating = new Set<string>();
   let store: Store;
   let probes: Collection<Probe>;
 
-  test.before.each(async () => {
+  /** Registers a contract test, or counts it as skipped when the server is known to deviate from MongoDB there. */
+  function test(name: string, handler: () => Promise<void>): void {
+    if (!deviations.has(name)) return contract(name, handler);
+    deviating.add(name);
+    contract.skip(name, handler);
+  }
+
+  skipUnless(setup.missing ?? null, contract);
+  if (setup.before) contract.before(setup.before);
+  if (deviations.size > 0) {
+    contract.before(async () => {
+      const lines = [...deviations].map(([name, why]) => `  skipped "${title}" › "${name}": ${why}\n`);
+      process.stdout.write(`\n${lines.join('')}  `);
+    });
+  }
+  if (setup.after) contract.after(setup.after);
+  contract.before.each(async () => {
     store = await open();
     probes = store.markers as unknown as Collection<Probe>;
   });
-  test.after.each(async () => {
+  contract.after.each(async () => {
     await store?.close();
   });
 
@@ -183,6 +219,9 @@ export function storeContract(label: string, open: () => Promise<Store>): void {
     assert.equal(await ids({ b: { $ne: true } }), ['p2', 'p4', 'p5']);
     assert.equal(await ids({ mixed: { $ne: 5 } }), ['p2', 'p3', 'p4', 'p5']);
     assert.equal(await ids({ s: { $nin: ['alpha', 'beta'] } }), ['p3', 'p4', 'p5']);
+  });
+
+  test('treats null in a $nin list as missing or null, so both are excluded', async () => {
     assert.equal(await ids({ s: { $nin: ['alpha', null] } }), ['p2', 'p5']);
   });
 
@@ -273,10 +312,13 @@ export function storeContract(label: string, open: () => Promise<Store>): void {
   });
 
   test('sorts null and missing first ascending and last descending', async () => {
-    assert.equal(await ids({}, { sort: { s: 1 } }), ['p3', 'p4', 'p1', 'p2', 'p5']);
     assert.equal(await ids({}, { sort: { s: -1 } }), ['p5', 'p2', 'p1', 'p3', 'p4']);
     assert.equal(await ids({}, { sort: { n: 1 } }), ['p4', 'p5', 'p1', 'p2', 'p3']);
     assert.equal(await ids({}, { sort: { d: 1 } }), ['p4', 'p5', 'p3', 'p1', 'p2']);
+  });
+
+  test('sorts null and missing as equal, breaking the tie by id', async () => {
+    assert.equal(await ids({}, { sort: { s: 1 } }), ['p3', 'p4', 'p1', 'p2', 'p5']);
   });
 
   test('counts matching documents', async () => {
@@ -552,5 +594,12 @@ export function storeContract(label: string, open: () => Promise<Store>): void {
     await store.ping();
   });
 
-  test.run();
+  for (const name of deviations.keys()) {
+    if (!deviating.has(name)) {
+      contract(`lists only existing tests as deviations [${name}]`, async () => {
+        assert.unreachable(`deviations name "${name}", which is no test of the storage contract`);
+      });
+    }
+  }
+  contract.run();
 }

@@ -9,6 +9,7 @@ import { startStack as startRealStack, type RunningStack } from '../../cli/stack
 import { SigningKeys } from '../../gateway/auth/signing-keys.js';
 import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
 import { createUser, unionGrant } from '../../gateway/services/accounts.js';
+import type { Store } from '../../storage/store.js';
 
 export interface TestStack extends RunningStack {
   dataDir: string;
@@ -21,11 +22,15 @@ export function tempDir(prefix = 'threshold-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** Engine and gateway on port 0 over a SQLite store in a fresh temporary directory. */
-export async function startStack(env: Record<string, string> = {}): Promise<TestStack> {
+/**
+ * Engine and gateway on port 0 over a SQLite store in a fresh temporary directory, or over `options.store`
+ * when given (the caller closes that store; `close` leaves it open).
+ */
+export async function startStack(env: Record<string, string> = {}, options: { store?: Store } = {}): Promise<TestStack> {
   const dataDir = env.DATA_DIR ?? tempDir();
   const stack = await startRealStack({
     env: { PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '2', LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...env },
+    ...(options.store && { store: options.store }),
   });
   let keys: SigningKeys | undefined;
   return {
