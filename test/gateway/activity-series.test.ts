@@ -1,6 +1,7 @@
 /**
  * `GET /activities/{id}/data` and `GET /activities/longitudinal-data` on the real stack (gateway →
- * gRPC → engine pool → store), the Parquet read back with hyparquet and, for the big file, DuckDB.
+ * gRPC → engine pool → store), the Parquet read back with hyparquet and, for every route, also with
+ * DuckDB (test/support/duckdb.ts): the exact DuckDB types, and the same rows as hyparquet.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -15,6 +16,7 @@ import { startStack as startRealStack, type RunningStack } from '../../cli/stack
 import { openStore } from '../../storage/open-store.js';
 import type { ActivityRecord, Blobs, Store } from '../../storage/store.js';
 import { insertActivity } from '../support/activities.js';
+import { readWithDuckDb } from '../support/duckdb.js';
 import { startStack, tempDir, type TestStack } from '../support/stack.js';
 
 interface Context {
@@ -35,6 +37,14 @@ const RIDE_START = Date.UTC(2024, 4, 1, 5, 0, 0); // 2024-05-01T05:00:00Z
 const nan = Number.NaN;
 
 type Row = Record<string, unknown>;
+
+/**
+ * DuckDB's types for the time columns: gaps.md "UTC instants are `timestamp[ms, UTC]`, `_local` columns
+ * `timestamp[ms]` without zone" (DuckDB reads MILLIS as its microsecond types; the values pin the unit).
+ */
+const TIME_TYPES: [string, string][] = [['timestamp', 'TIMESTAMP WITH TIME ZONE'], ['timestamp_local', 'TIMESTAMP']];
+/** The leading columns of every /longitudinal-data file. */
+const LONGITUDINAL_TYPES: [string, string][] = [...TIME_TYPES, ['activity_id', 'VARCHAR'], ['sport', 'VARCHAR'], ['duration', 'DOUBLE']];
 
 interface ParquetResponse {
   /** From sending the request to the last byte, milliseconds. */
@@ -120,6 +130,15 @@ series('serves one row per sample with UTC and naive local timestamps and the re
   assert.equal(local.logical_type, { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MILLIS' });
 });
 
+series('DuckDB reads /data with a UTC timestamp, a naive timestamp_local and DOUBLE metrics, row for row as hyparquet', async ({ stack, token, ride }) => {
+  const file = await getParquet(stack, `/api/v1/activities/${ride.id}/data?metrics=heart_rate&metrics=duration&metrics=power`, token);
+  const duck = await readWithDuckDb(file.bytes);
+  assert.equal(duck.columns, [...TIME_TYPES, ['heart_rate', 'DOUBLE'], ['duration', 'DOUBLE'], ['power', 'DOUBLE']]);
+  assert.is(duck.rows.length, 10);
+  assert.equal(duck.rows[3], { timestamp: RIDE_START + 3000, timestamp_local: RIDE_START + 2 * HOUR + 3000, heart_rate: 133, duration: 3, power: null });
+  assert.equal(duck.rows, file.rows);
+});
+
 series('defaults to duration, power, speed and heart_rate, leaving out the ones the activity lacks', async ({ stack, token, ride, longToken, long }) => {
   const full = await getParquet(stack, `/api/v1/activities/${ride.id}/data`, token);
   assert.equal(full.columns, ['timestamp', 'timestamp_local', 'duration', 'power', 'speed', 'heart_rate']);
@@ -170,6 +189,17 @@ series('concatenates matching activities oldest first with activity_id and sport
   ]);
   // Stored canonical: the legacy cycling.trainer is cycling+stationary, and it is a kind of cycling.
   assert.equal(file.rows.at(-1), { timestamp: long.trainer.start + 1000, timestamp_local: long.trainer.start - 5 * HOUR + 1000, activity_id: long.trainer.id, sport: 'cycling+stationary', duration: 1, power: 250, heart_rate: null });
+});
+
+series('DuckDB reads /longitudinal-data with UTC and naive timestamps and VARCHAR ids and sports, row for row as hyparquet, also when empty', async ({ stack, longToken, long }) => {
+  const file = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling&sport=running&metrics=power&metrics=heart_rate&start=2024-03-01&end=2024-03-31', longToken);
+  const duck = await readWithDuckDb(file.bytes);
+  assert.equal(duck.columns, [...LONGITUDINAL_TYPES, ['power', 'DOUBLE'], ['heart_rate', 'DOUBLE']]);
+  assert.is(duck.rows.length, 11);
+  assert.equal(duck.rows[9], { timestamp: long.trainer.start, timestamp_local: long.trainer.start - 5 * HOUR, activity_id: long.trainer.id, sport: 'cycling+stationary', duration: 0, power: 250, heart_rate: null });
+  assert.equal(duck.rows, file.rows);
+  const empty = await readWithDuckDb((await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=rowing', longToken)).bytes);
+  assert.equal(empty, { columns: LONGITUDINAL_TYPES, rows: [] });
 });
 
 series('matches sub-sports of the filter only, and accepts the deprecated comma-separated sports', async ({ stack, longToken, long }) => {
@@ -225,11 +255,6 @@ series('documents both routes with Parquet responses in /openapi.json', async ({
   assert.ok(longitudinal.responses['200']!.content!['application/vnd.apache.parquet']);
 });
 
-const DUCKDB_MODULE = '@duckdb/node-api';
-interface DuckDbModule {
-  DuckDBInstance: { create(path: string): Promise<{ closeSync(): void; connect(): Promise<{ closeSync(): void; runAndReadAll(sql: string): Promise<{ getRowObjects(): Record<string, unknown>[] }> }> }> };
-}
-
 series('streams 60 activities of 3,600 rows intact, readable by hyparquet and DuckDB', async ({ stack }) => {
   const { userId, token } = await stack.userWithToken(['activities:read']);
   const days = 60;
@@ -274,40 +299,11 @@ series('streams 60 activities of 3,600 rows intact, readable by hyparquet and Du
     assert.is(file.rows[day * rowsPerActivity + 600]!.power, null);
   }
 
-  // DuckDB is not a dependency (npm here cannot lock its per-platform binaries, so `npm ci` would
-  // fail); install it with `npm install --no-save @duckdb/node-api` to run this check as well.
-  const duckdb = (await import(DUCKDB_MODULE).catch(() => null)) as DuckDbModule | null;
-  if (duckdb === null) {
-    console.log('    DuckDB check skipped: @duckdb/node-api is not installed (npm install --no-save @duckdb/node-api)');
-    return;
-  }
-  const dir = tempDir('threshold-parquet-');
-  const parquetFile = path.join(dir, 'longitudinal.parquet');
-  fs.writeFileSync(parquetFile, file.bytes);
-  const instance = await duckdb.DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  try {
-    const reader = await connection.runAndReadAll(
-      `SELECT count(*)::INTEGER AS n, epoch_ms(min(timestamp)) AS first, epoch_ms(max(timestamp_local)) AS last_local,
-              typeof(min(timestamp)) AS utc_type, typeof(min(timestamp_local)) AS local_type,
-              count(DISTINCT activity_id)::INTEGER AS activities, count(power)::INTEGER AS powers
-       FROM read_parquet('${parquetFile.replace(/'/g, "''")}')`,
-    );
-    const [summary] = reader.getRowObjects();
-    assert.equal({ ...summary, first: Number(summary!.first), last_local: Number(summary!.last_local) }, {
-      n: days * rowsPerActivity,
-      first,
-      last_local: first + (days - 1) * 24 * HOUR + HOUR + (rowsPerActivity - 1) * 1000,
-      utc_type: 'TIMESTAMP WITH TIME ZONE',
-      local_type: 'TIMESTAMP',
-      activities: days,
-      powers: days * (rowsPerActivity - rowsPerActivity / 600),
-    });
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const duck = await readWithDuckDb(file.bytes);
+  assert.equal(duck.columns, [...LONGITUDINAL_TYPES, ['power', 'DOUBLE'], ['speed', 'DOUBLE'], ['heart_rate', 'DOUBLE']]);
+  assert.is(duck.rows.length, days * rowsPerActivity);
+  assert.ok(file.metadata.row_groups.length > 1, 'the file spans several row groups');
+  assert.equal(duck.rows, file.rows);
 });
 
 series.run();

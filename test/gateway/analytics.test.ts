@@ -1,7 +1,9 @@
 /**
  * The analysis endpoints on the real stack: the fixture rides uploaded through the API, then their
  * mean-max curves, AWD, longitudinal curves (with fatigue states) and segmented series read back as
- * Parquet and compared with the goldens the reference twins computed (test/support/analytics-golden.ts).
+ * Parquet and compared with the goldens the reference twins computed (test/support/analytics-golden.ts);
+ * each route's file is also read by DuckDB (test/support/duckdb.ts): its exact DuckDB types, and the same
+ * rows as hyparquet.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,11 +14,17 @@ import { CANONICAL_DEFAULTS } from '../../engine/kernels/canonical.js';
 import * as canonical from '../../engine/kernels/reference/canonical.js';
 import * as meanMax from '../../engine/kernels/reference/mean-max.js';
 import { DEFAULT_DURATIONS } from '../../engine/kernels/duration-grid.js';
+import { readWithDuckDb, type DuckDbRead } from '../support/duckdb.js';
 import { GOLDEN_DIR, GOLDEN_RIDES, decodeRide, readGolden, type CurveRow, type RideGolden } from '../support/analytics-golden.js';
 import { startStack, type TestStack } from '../support/stack.js';
 import { settled, upload, type SourceBody } from '../support/uploads.js';
 
 type Row = Record<string, unknown>;
+
+/** DuckDB's type of a UTC instant (gaps.md: "UTC instants are `timestamp[ms, UTC]`"). */
+const UTC = 'TIMESTAMP WITH TIME ZONE';
+/** DuckDB's types of a mean-max curve: "Mean-max `duration` is a … integer of seconds" (gaps.md). */
+const CURVE_TYPES: [string, string][] = [['duration', 'BIGINT'], ['power', 'DOUBLE'], ['start', UTC]];
 
 let stack: TestStack;
 let token: string;
@@ -40,13 +48,29 @@ test.before(async () => {
 
 test.after(() => stack.close());
 
-async function parquet(url: string, expectedStatus = 200): Promise<Row[]> {
+async function parquetFile(url: string): Promise<ArrayBuffer> {
   const response = await stack.get(url, token);
-  assert.is(response.status, expectedStatus, `${url}: ${response.status}`);
+  assert.is(response.status, 200, `${url}: ${response.status}`);
   assert.is(response.headers.get('content-type'), 'application/vnd.apache.parquet');
-  const file = await response.arrayBuffer();
+  return response.arrayBuffer();
+}
+
+/** The rows as hyparquet reads them, timestamps as epoch milliseconds. */
+async function hyparquetRows(file: ArrayBuffer): Promise<Row[]> {
   const metadata = parquetMetadata(file);
   return (await parquetReadObjects({ file, metadata, parsers: { timestampFromMilliseconds: (ms: bigint) => Number(ms) } })) as Row[];
+}
+
+async function parquet(url: string): Promise<Row[]> {
+  return hyparquetRows(await parquetFile(url));
+}
+
+/** DuckDB's read of the response, after checking that it holds exactly hyparquet's rows. */
+async function duckRead(url: string): Promise<DuckDbRead> {
+  const file = await parquetFile(url);
+  const duck = await readWithDuckDb(new Uint8Array(file));
+  assert.equal(duck.rows, await hyparquetRows(file), `${url}: DuckDB and hyparquet disagree`);
+  return duck;
 }
 
 async function columnsOf(url: string): Promise<string[]> {
@@ -97,6 +121,19 @@ test('GET /mean-max computes a listed duration exactly, even between grid points
   assert.is(rows[1]!.start, new Date(grid.sectionAnchors[0]! + start[0]! * 1000).toISOString());
 });
 
+test('DuckDB reads /mean-max as BIGINT seconds, DOUBLE W or m/s and a UTC start: the golden curve', async () => {
+  const { id, golden } = ride('4078723797.fit');
+  const power = await duckRead(`/api/v1/activities/${id}/mean-max`);
+  assert.equal(power.columns, CURVE_TYPES);
+  assert.equal(asCurve(power.rows, 'power'), golden.power!.default_grid);
+  const first = golden.power!.default_grid[0]!;
+  assert.equal(power.rows[0], { duration: BigInt(first.duration), power: first.value, start: Date.parse(first.start) });
+  const runner = ride('4801048867.fit');
+  const speed = await duckRead(`/api/v1/activities/${runner.id}/mean-max?metric=speed&durations=all`);
+  assert.equal(speed.columns, [['duration', 'BIGINT'], ['speed', 'DOUBLE'], ['start', UTC]]);
+  assert.equal(asCurve(speed.rows, 'speed'), runner.golden.speed!.full_grid);
+});
+
 test('a metric the activity does not have gives an empty table with the columns, not an error', async () => {
   const { id } = ride('4801048867.fit');
   assert.equal(await parquet(`/api/v1/activities/${id}/mean-max?metric=power`), []);
@@ -110,6 +147,18 @@ test('GET /accumulated-work-duration defaults to power for a ride and returns th
     const metric = golden.power ? 'power' : 'speed';
     const rows = await parquet(`/api/v1/activities/${id}/accumulated-work-duration${golden.power ? '' : '?metric=speed'}`);
     assert.equal(rows.map((row) => ({ intensity: row[metric], duration: row.duration })), golden[metric]!.awd, file);
+  }
+});
+
+test('DuckDB reads /accumulated-work-duration as DOUBLE intensity and DOUBLE seconds: the golden AWD', async () => {
+  for (const file of GOLDEN_RIDES) {
+    const { id, golden } = ride(file);
+    for (const metric of ['power', 'speed'] as const) {
+      if (!golden[metric]) continue;
+      const awd = await duckRead(`/api/v1/activities/${id}/accumulated-work-duration?metric=${metric}`);
+      assert.equal(awd.columns, [[metric, 'DOUBLE'], ['duration', 'DOUBLE']], file);
+      assert.equal(awd.rows.map((row) => ({ intensity: row[metric], duration: row.duration })), golden[metric].awd, `${file} ${metric}`);
+    }
   }
 });
 
@@ -158,6 +207,20 @@ test('GET /longitudinal-mean-max with after states gives each state its curve fr
   assert.equal(rows.map((row) => ({ duration: Number(row.duration), value: row.power, start: new Date(row.start as number).toISOString(), activity_id: row.activity_id, sport: row.sport, after: row.after })), expected);
 });
 
+test('DuckDB reads /longitudinal-mean-max with BIGINT duration, a UTC start, VARCHAR activity_id and sport, and a DOUBLE after', async () => {
+  const plain = await duckRead('/api/v1/activities/longitudinal-mean-max?sport=cycling&start=2000-01-01&end=2030-12-31');
+  assert.equal(plain.columns, [...CURVE_TYPES, ['activity_id', 'VARCHAR'], ['sport', 'VARCHAR']]);
+  const expected = bestOf(rides.filter((r) => r.golden.power).map((r) => ({ id: r.id, sport: 'cycling.road', curve: r.golden.power!.default_grid })));
+  assert.is(plain.rows.length, expected.length);
+  const best = expected.at(-1)!;
+  assert.equal(plain.rows.at(-1), { duration: BigInt(best.duration as number), power: best.value, start: Date.parse(best.start as string), activity_id: best.activity_id, sport: best.sport });
+  const end = ride('4078723797.fit').date;
+  const start = `${Number(end.slice(0, 4)) - 1}${end.slice(4)}`;
+  const after = await duckRead(`/api/v1/activities/longitudinal-mean-max?sport=cycling&start=${start}&end=${end}&after=1000&after=100`);
+  assert.equal(after.columns, [...CURVE_TYPES, ['activity_id', 'VARCHAR'], ['sport', 'VARCHAR'], ['after', 'DOUBLE']]);
+  assert.equal([...new Set(after.rows.map((row) => row.after))], [100, 1000]);
+});
+
 test('GET /longitudinal-accumulated-work-duration gives max, hard, medium and easy per intensity, as Parquet or JSON', async () => {
   const json = await stack.get('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01&format=json', token);
   assert.is(json.status, 200);
@@ -175,6 +238,15 @@ test('GET /longitudinal-accumulated-work-duration gives max, hard, medium and ea
   assert.equal(Object.keys(parquetRows[0]!), ['power', 'max', 'hard', 'medium', 'easy']);
 });
 
+test('DuckDB reads /longitudinal-accumulated-work-duration as DOUBLE columns holding the rows format=json gives', async () => {
+  const url = '/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01';
+  const duck = await duckRead(`${url}&format=parquet`);
+  assert.equal(duck.columns, ['power', 'max', 'hard', 'medium', 'easy'].map((name) => [name, 'DOUBLE']));
+  const json = await stack.get(`${url}&format=json`, token);
+  assert.is(json.status, 200);
+  assert.equal(duck.rows, await json.json());
+});
+
 test('segmentation_on=power turns /data rows into segments that keep the length and the total work', async () => {
   const { id, golden } = ride('4078723797.fit');
   const rows = await parquet(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`);
@@ -187,6 +259,23 @@ test('segmentation_on=power turns /data rows into segments that keep the length 
   assert.ok(Math.abs(work - recorded) < 1e-6 * recorded, `segments ${work} J vs samples ${recorded} J`);
   const longitudinal = await parquet(`/api/v1/activities/longitudinal-data?sport=cycling&start=2000-01-01&metrics=power&segmentation_on=power`);
   assert.ok(longitudinal.length < 2000 && longitudinal.some((row) => row.activity_id === id));
+});
+
+test('DuckDB reads segmented /data and /longitudinal-data with a UTC timestamp, a naive timestamp_local and DOUBLE durations', async () => {
+  const { id, golden, start } = ride('4078723797.fit');
+  const power = await duckRead(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`);
+  // A segment's length is always there, ahead of the requested metrics (engine/service/activity-series.ts).
+  assert.equal(power.columns, [['timestamp', UTC], ['timestamp_local', 'TIMESTAMP'], ['duration', 'DOUBLE'], ['power', 'DOUBLE']]);
+  assert.is(power.rows[0]!.timestamp, start);
+  assert.is(power.rows.reduce((sum, row) => sum + (row.duration as number), 0), golden.bins);
+  const runner = ride('4801048867.fit');
+  const speed = await duckRead(`/api/v1/activities/${runner.id}/data?metrics=speed&segmentation_on=speed`);
+  assert.equal(speed.columns, [['timestamp', UTC], ['timestamp_local', 'TIMESTAMP'], ['duration', 'DOUBLE'], ['speed', 'DOUBLE']]);
+  assert.is(speed.rows[0]!.timestamp, runner.start);
+  assert.is(speed.rows.reduce((sum, row) => sum + (row.duration as number), 0), runner.golden.bins);
+  const longitudinal = await duckRead('/api/v1/activities/longitudinal-data?sport=cycling&start=2000-01-01&metrics=power&segmentation_on=power');
+  assert.equal(longitudinal.columns, [['timestamp', UTC], ['timestamp_local', 'TIMESTAMP'], ['activity_id', 'VARCHAR'], ['sport', 'VARCHAR'], ['duration', 'DOUBLE'], ['power', 'DOUBLE']]);
+  assert.equal(longitudinal.rows.filter((row) => row.activity_id === id), power.rows.map((row) => ({ ...row, activity_id: id, sport: 'cycling.road' })));
 });
 
 test('an absurd speed or distance jump in an upload is a spike of 0, not a failed source or a huge AWD table', async () => {
