@@ -15,7 +15,7 @@
  *
  * Calling the engine from a batch job (this file is also the worked example):
  *
- *   const client = createEngineClient('engine.internal:50051');          // engine/proto.ts; 1 GiB receive limit
+ *   const client = createEngineClient('engine.internal:50051');          // engine/contract.ts; 1 GiB receive limit
  *   const metadata = authorizationMetadata(process.env.ENGINE_TOKEN ?? null); // engine/authenticate.ts
  *   client.GetLongitudinalMeanMax(
  *     { user_id, sports: ['cycling'], start_date: '2024-07-01', end_date: '2025-06-30',
@@ -32,7 +32,7 @@
  *   `duration` and `start` are int64/timestamp columns, read as bigint), `rows` an int64 sent as a string.
  * - Errors arrive as gRPC statuses (INVALID_ARGUMENT for a bad request, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED
  *   when the pool queue is full: retry later); the status message names the field.
- * - engine/proto.ts types only DecodeSource on the client; proto-loader builds every RPC at run time, so a
+ * - engine/contract.ts types every request message but its client stub only DecodeSource; proto-loader builds every RPC at run time, so a
  *   job declares the methods it calls (AnalysisClient below).
  */
 import { Metadata, type CallOptions, type ClientUnaryCall, type requestCallback } from '@grpc/grpc-js';

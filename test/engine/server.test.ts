@@ -1,6 +1,6 @@
 /**
  * The real engine on 127.0.0.1:0 over the real embedded store, called over real gRPC with a client
- * built from engine/proto.ts.
+ * built from engine/contract.ts.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
