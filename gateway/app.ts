@@ -1,13 +1,15 @@
 /**
  * createApp(deps) → the Koa application, without listening (tests mount it on port 0).
- * Middleware order: request id and logs → error writer → routes. Each route's chain (route-table.ts)
- * authenticates, checks its scope and parses its body itself.
+ * Middleware order: request id and logs → closing connections whose request was not read to the end →
+ * error writer → routes. Each route's chain (route-table.ts) authenticates, checks its scope and parses
+ * its body itself.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { GatewayDeps } from './deps.js';
 import { handleErrors } from './middleware/handle-errors.js';
 import { logRequests } from './middleware/log-requests.js';
+import { closeUnreadRequests } from './middleware/close-unread-requests.js';
 import { authenticate, refuseDelegated, requireScope } from './middleware/authenticate.js';
 import { parseBody } from './middleware/parse-body.js';
 import { RouteTable } from './route-table.js';
@@ -26,6 +28,7 @@ export function createApp(deps: GatewayDeps): Koa {
   addRoutes(table, deps);
 
   app.use(logRequests(deps.logger));
+  app.use(closeUnreadRequests());
   app.use(handleErrors());
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -40,7 +40,7 @@ export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promi
       if (failure) return;
       failure = error;
       ctx.req.unpipe(parser);
-      ctx.req.resume(); // drain what the client still sends
+      ctx.req.resume(); // discard what the client still sends until the response closes the connection (middleware/close-unread-requests.ts)
       reject(error);
     };
     parser.on('file', (field, stream, info) => {
@@ -52,7 +52,7 @@ export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promi
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('limit', () => {
         const mib = Math.round((limits.maxFileBytes / 1048576) * 10) / 10;
-        fail(new HttpError(413, `file '${cleanFilename(info.filename) ?? '(unnamed)'}' is larger than the ${mib} MiB limit per file`, { code: 'file_too_large', headers: { Connection: 'close' } }));
+        fail(new HttpError(413, `file '${cleanFilename(info.filename) ?? '(unnamed)'}' is larger than the ${mib} MiB limit per file`, { code: 'file_too_large' }));
       });
       stream.on('end', () => {
         if (!failure) files.push({ filename: cleanFilename(info.filename), mimeType: info.mimeType, bytes: Buffer.concat(chunks) });

@@ -11,6 +11,7 @@ import type { SessionRecord, Store, UserRecord } from '../../storage/store.js';
 import { newId } from '../../storage/ids.js';
 import { hashSecret } from './secrets.js';
 import { sometimesSweep } from './sweep.js';
+import { credentialCookie } from './credential-cookies.js';
 
 /** An anonymous session lives an hour; a signed-in one 14 days. */
 const ANONYMOUS_TTL_MS = 60 * 60 * 1000;
@@ -29,7 +30,7 @@ export class Sessions {
   /** The browser's live session, or null. Cached on the request. */
   async current(ctx: Context, now = Date.now()): Promise<SessionRecord | null> {
     if (ctx.state.session !== undefined) return ctx.state.session as SessionRecord | null;
-    const value = ctx.cookies.get(this.cookieName);
+    const value = credentialCookie(ctx, this.cookieName);
     let session: SessionRecord | null = null;
     if (value && /^[A-Za-z0-9_-]{43}$/.test(value)) {
       session = await this.store.sessions.findOne({ session_hash: hashSecret(value) });

@@ -10,6 +10,7 @@ import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { InvalidTokenError, verifyAccessToken } from '../auth/access-tokens.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
 import type { Scope } from '../auth/scopes.js';
+import { credentialCookie } from '../auth/credential-cookies.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -37,7 +38,7 @@ function bearerToken(ctx: Context): string | null {
 }
 
 function cookieToken(ctx: Context, origin: string): string | null {
-  const token = ctx.cookies.get('token');
+  const token = credentialCookie(ctx, 'token');
   if (!token) return null;
   if (!SAFE_METHODS.has(ctx.method) && ctx.get('origin') !== origin) {
     throw new ForbiddenError('Cookie authentication requires a same-origin request');
