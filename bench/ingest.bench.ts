@@ -1,11 +1,12 @@
 /**
  * Question: how many hours of activity does ingest (decode in the worker pool + summaries + storing
  * the record and its series in SQLite) handle per minute on this machine? Measured on the FIT corpus
- * in ../shared/data/fit (every file that decodes) and on one long synthetic ride (a 6-hour 1 Hz CSV
+ * (every file that decodes: the copies in test/fixtures/fit, plus the GPL folder from ../shared/data/fit
+ * when present; the result line says how many files) and on one long synthetic ride (a 6-hour 1 Hz CSV
  * with power, heart rate, cadence, speed, distance and altitude), with every source processed in
  * parallel across the pool's threads. The public reference service states 50–100 hours per minute.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../storage/open-store.js';
@@ -14,16 +15,12 @@ import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { ingestStoredSource } from '../engine/service/ingest-source.js';
 import { acceptSource } from '../gateway/services/sources.js';
 import { createUser } from '../gateway/services/accounts.js';
-import { SHARED, tempDir } from './support.js';
+import { fitCorpusKeys, fitCorpusPath, tempDir } from './support.js';
 
 export const question = 'Ingest throughput: hours of activity decoded and stored per minute (corpus; 6-hour ride)';
 
 function corpusFiles(): string[] {
-  const root = path.join(SHARED, 'data', 'fit');
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.toLowerCase().endsWith('.fit'))
-    .map((name) => path.join(root, name))
-    .filter((file) => statSync(file).isFile());
+  return fitCorpusKeys().filter((key) => key.toLowerCase().endsWith('.fit')).map(fitCorpusPath);
 }
 
 function longRideCsv(hours: number): string {

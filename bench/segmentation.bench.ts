@@ -1,7 +1,8 @@
 /**
  * Question: what does adaptive segmentation (ANALYTICS.md §4) buy and cost on real files? For every
- * activity of the FIT corpus in ../shared/data/fit (recursively, the GPL folder included: it is read here,
- * not copied) that decodes with power or speed: the canonical series (engine/kernels/canonical.ts), its
+ * activity of the FIT corpus (the copies in test/fixtures/fit, plus the GPL folder from ../shared/data/fit
+ * when present: it is read there, never copied; the result line counts the series) that decodes with
+ * power or speed: the canonical series (engine/kernels/canonical.ts), its
  * knots at a few error budgets E (J for power, m for speed), then
  *
  * - compression: recorded samples (rows of /data) per segment row, Σ samples / Σ rows over a group and the
@@ -16,8 +17,7 @@
  * weighs more at running or swimming pace), the two fixture rides alone, and everything else at the
  * default E (short files, smart recording, near-zero channels), reported so nothing is hidden.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { decodeFit } from '../engine/ingest/fit.js';
 import type { DecodedActivity } from '../engine/ingest/decoded.js';
 import { CANONICAL_DEFAULTS, canonicalGrid, canonicalPower, canonicalSpeed } from '../engine/kernels/canonical.js';
@@ -25,7 +25,7 @@ import { fullGrid } from '../engine/kernels/duration-grid.js';
 import { meanMax, prefixSums } from '../engine/kernels/mean-max.js';
 import { segmentKnots, segmentMeans } from '../engine/kernels/segmentation.js';
 import * as reference from '../engine/kernels/reference/segmentation.js';
-import { SHARED } from './support.js';
+import { fitCorpusKeys, fitCorpusPath } from './support.js';
 
 export const question = 'Segmentation on the FIT corpus: compression (samples per row) and mean-max error beyond 20 s, by E; fast vs reference knots';
 
@@ -57,13 +57,9 @@ interface Outcome {
   at: number[];
 }
 
+/** Corpus keys of the FIT files, sorted. */
 function corpusFiles(): string[] {
-  const root = path.join(SHARED, 'data', 'fit');
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.toLowerCase().endsWith('.fit'))
-    .map((name) => path.join(root, name))
-    .filter((file) => statSync(file).isFile())
-    .sort();
+  return fitCorpusKeys().filter((key) => key.toLowerCase().endsWith('.fit'));
 }
 
 function hasValues(column: Float64Array | null): column is Float64Array {
@@ -188,14 +184,14 @@ export async function run(): Promise<string> {
   for (const file of corpusFiles()) {
     let activities: DecodedActivity[];
     try {
-      activities = (await decodeFit(new Uint8Array(readFileSync(file)))).activities;
+      activities = (await decodeFit(new Uint8Array(readFileSync(fitCorpusPath(file))))).activities;
     } catch {
       failed++; // pinned failures (relative timestamps, corrupt files): nothing to segment
       continue;
     }
     for (const activity of activities) {
       for (const metric of ['power', 'speed'] as const) {
-        const series = canonicalSeries(path.relative(path.join(SHARED, 'data', 'fit'), file), activity, metric);
+        const series = canonicalSeries(file, activity, metric);
         if (series !== null) all.push(series);
       }
     }

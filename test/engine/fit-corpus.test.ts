@@ -1,31 +1,35 @@
 /**
- * Every file of the FIT corpus (../shared/data/fit/, MANIFEST.md) decodes to the outcome pinned in
+ * Every file of the FIT corpus (test/fixtures/fit/MANIFEST.md) decodes to the outcome pinned in
  * test/fixtures/fit-corpus.expected.json: processed (activities with sport, samples, start, end, offset,
  * per-metric sample counts, laps, devices; the warnings) or failed with a specific code. Never a crash
  * or a hang: each decode runs in a worker thread with a time limit, and a decode over the limit ends the
  * worker and fails that file's test instead of blocking CI.
  *
- * The GPL files are read from the shared folder, never copied. `UPDATE_GOLDEN=1` rewrites the golden
- * from the current decoder; review the diff against MANIFEST.md before committing it.
+ * The MIT/BSD files are copies in test/fixtures/fit/. The GPL files are never copied: suite "GPL FIT
+ * corpus" reads them from ../shared/data/fit/goldencheetah-gpl-2.0/ and is skipped, each test counted,
+ * when that folder is absent; suite "FIT fixtures and the shared corpus" compares the copies with the
+ * shared corpus when it is present. `UPDATE_GOLDEN=1` rewrites the golden from the current decoder
+ * (keeping the GPL entries when the GPL folder is absent); review the diff against MANIFEST.md before
+ * committing it.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
-import { test } from '../support/uvu.js';
+import { missingPath, skipUnless, suite, test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import type { DecodedFile } from '../../engine/ingest/decoded.js';
 import { DecodeError } from '../../engine/ingest/decode-error.js';
 import { decodeFit } from '../../engine/ingest/fit.js';
-import { FIXTURES, SHARED } from '../support/paths.js';
+import { FIXTURES } from '../support/paths.js';
+import { FIT_FIXTURES, GPL_FIT, GPL_FOLDER, SHARED_FIT, fitCorpusPath, fixtureKeys, gplKeys } from '../support/fit-corpus.js';
 
-const CORPUS = path.join(SHARED, 'data', 'fit');
 const GOLDEN = path.join(FIXTURES, 'fit-corpus.expected.json');
 /** Per-file decode limit: the slowest file takes well under a second. */
 const DECODE_LIMIT_MS = 20_000;
 /** "must decode in well under a few seconds" (big_activity.fit, rides-MultiSport-2019-11-24.fit). */
 const LARGE_FILE_LIMIT_MS = 3_000;
-const NOT_DATA = new Set(['MANIFEST.md', 'SHA256SUMS', 'LICENSE', 'COPYING']);
+const isGpl = (file: string) => file.startsWith(`${GPL_FOLDER}/`);
 
 interface ActivitySummary {
   sport: string;
@@ -129,7 +133,7 @@ function contractBroken(decoded: DecodedFile): string | null {
 async function mutate(file: string, seed: number, count: number): Promise<MutationReport> {
   const report: MutationReport = { outcomes: {}, crashes: [], slowestMs: 0 };
   let k = 0;
-  for (const bytes of mutations(new Uint8Array(readFileSync(path.join(CORPUS, file))), seed, count)) {
+  for (const bytes of mutations(new Uint8Array(readFileSync(fitCorpusPath(file))), seed, count)) {
     const started = performance.now();
     let key: string;
     try {
@@ -156,7 +160,7 @@ function serveDecodes(): void {
       return;
     }
     const started = performance.now();
-    const outcome = await outcomeOf(new Uint8Array(readFileSync(path.join(CORPUS, file))));
+    const outcome = await outcomeOf(new Uint8Array(readFileSync(fitCorpusPath(file))));
     parentPort!.postMessage({ id, answer: { outcome, ms: performance.now() - started } });
   });
 }
@@ -218,21 +222,21 @@ class Decoder {
   }
 }
 
-/** Data files under the corpus folder, as posix paths relative to it, sorted. */
-function corpusFiles(dir = CORPUS, prefix = ''): string[] {
-  const files: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) files.push(...corpusFiles(full, `${prefix}${name}/`));
-    else if (!NOT_DATA.has(name)) files.push(`${prefix}${name}`);
-  }
-  return files;
+/** `<sum>  ./<folder>/<name>` lines of a SHA256SUMS file, by corpus key. */
+function readSums(file: string): Map<string, string> {
+  return new Map(readFileSync(file, 'utf8').trim().split('\n').map((line) => {
+    const [sum, name] = line.split(/\s+/);
+    return [name!.replace(/^\.\//, ''), sum!];
+  }));
 }
 
 function registerTests(): void {
   const updating = process.env.UPDATE_GOLDEN === '1';
-  const files = corpusFiles();
-  const golden = updating ? {} : (JSON.parse(readFileSync(GOLDEN, 'utf8')) as Record<string, Outcome>);
+  const golden = JSON.parse(readFileSync(GOLDEN, 'utf8')) as Record<string, Outcome>;
+  const copies = fixtureKeys();
+  const gplMissing = missingPath('the GPL part of the FIT corpus, kept out of the tree', GPL_FIT);
+  // Without the folder its files are named from the golden, so each of their tests is counted as skipped.
+  const gpl = gplMissing === null ? gplKeys() : Object.keys(golden).filter(isGpl).sort();
   const decoder = new Decoder();
   const answers = new Map<string, Promise<Answer>>();
   const answerFor = (file: string) => {
@@ -248,25 +252,70 @@ function registerTests(): void {
     assert.is(outcome.status, 'processed', `${file} is processed`);
     return outcome as Extract<Outcome, { status: 'processed' }>;
   };
-
-  test('pins every data file of the corpus, and nothing else', () => {
-    assert.ok(files.length >= 81, `the corpus holds its 81 data files (found ${files.length})`);
-    if (!updating) assert.equal(Object.keys(golden).sort(), files);
-  });
-
-  for (const file of files) {
-    test(`decodes ${file} to its pinned outcome`, async () => {
+  const pinned = (on: typeof test, file: string) => {
+    on(`decodes ${file} to its pinned outcome`, async () => {
       const { outcome } = await answerFor(file);
       assert.not.equal(outcome.status, 'crashed', `${file} must not crash: ${'message' in outcome ? outcome.message : ''}`);
       if (!updating) assert.equal(outcome, golden[file]);
     });
-  }
+  };
 
-  test('decodes big_activity.fit (100k records) and the 3 MB multisport file in well under a few seconds', async () => {
-    for (const file of ['muktihari-fit/big_activity.fit', 'goldencheetah-gpl-2.0/rides-MultiSport-2019-11-24.fit']) {
-      const { ms } = await answerFor(file);
-      assert.ok(ms < LARGE_FILE_LIMIT_MS, `${file} took ${ms.toFixed(0)} ms`);
-    }
+  const gplCorpus = suite('GPL FIT corpus');
+  skipUnless(gplMissing, gplCorpus);
+
+  gplCorpus('pins every data file of the GPL folder, and nothing else', () => {
+    assert.is(gpl.length, 15, `the GPL folder holds its 15 data files (found ${gpl.length})`);
+    if (!updating) assert.equal(Object.keys(golden).filter(isGpl).sort(), gpl);
+  });
+
+  for (const file of gpl) pinned(gplCorpus, file);
+
+  gplCorpus('decodes the 3 MB multisport file in well under a few seconds', async () => {
+    const file = `${GPL_FOLDER}/rides-MultiSport-2019-11-24.fit`;
+    const { ms } = await answerFor(file);
+    assert.ok(ms < LARGE_FILE_LIMIT_MS, `${file} took ${ms.toFixed(0)} ms`);
+  });
+
+  gplCorpus('merges heart rate stored only in hr messages (HRM-Swim) onto the records, as the FIT SDK does', async () => {
+    // MANIFEST: records with heart rate after the SDK's merge: 2,630 of 2,630 (HRM-Swim).
+    const hrmSwim = await processed(`${GPL_FOLDER}/swims-GarminHRMswim.FIT`);
+    assert.is(hrmSwim.activities[0]!.metrics.heart_rate, 2630);
+  });
+
+  gplCorpus('drops the records behind the 2-year jump at the end of a ride', async () => {
+    const outcome = await processed(`${GPL_FOLDER}/rides-2013-04-11-17-32-50.fit`);
+    assert.is(outcome.activities[0]!.end, '2013-04-11T23:30:27.000Z');
+    assert.ok(outcome.warnings.some((warning) => warning.includes('jump more than 24 h away')));
+  });
+
+  gplCorpus('maps developer fields to smo2 and core_temperature', async () => {
+    assert.ok((await processed(`${GPL_FOLDER}/rides-Indoor_Cycling2smO2sensors.fit`)).activities[0]!.metrics.smo2! > 0);
+    assert.ok((await processed(`${GPL_FOLDER}/coretemp-FR55-CoreTemp-Walk.fit`)).activities[0]!.metrics.core_temperature! > 0);
+  });
+
+  gplCorpus.run();
+
+  const sharedCorpus = suite('FIT fixtures and the shared corpus');
+  skipUnless(missingPath('the shared FIT corpus to compare the copies with', SHARED_FIT), sharedCorpus);
+
+  sharedCorpus('copies every file outside the GPL folder, byte-identical to the shared corpus', () => {
+    const shared = [...readSums(path.join(SHARED_FIT, 'SHA256SUMS'))].filter(([file]) => !isGpl(file)).sort();
+    assert.equal([...readSums(path.join(FIT_FIXTURES, 'SHA256SUMS'))].sort(), shared);
+  });
+
+  sharedCorpus.run();
+
+  test('pins every copied data file of the corpus, and nothing else', () => {
+    assert.ok(copies.length >= 66, `test/fixtures/fit holds the corpus's 66 MIT/BSD data files (found ${copies.length})`);
+    if (!updating) assert.equal(Object.keys(golden).filter((file) => !isGpl(file)).sort(), copies);
+  });
+
+  for (const file of copies) pinned(test, file);
+
+  test('decodes big_activity.fit (100k records) in well under a few seconds', async () => {
+    const file = 'muktihari-fit/big_activity.fit';
+    const { ms } = await answerFor(file);
+    assert.ok(ms < LARGE_FILE_LIMIT_MS, `${file} took ${ms.toFixed(0)} ms`);
   });
 
   test('splits a triathlon into swim, bike and run, skipping the two transitions', async () => {
@@ -281,11 +330,9 @@ function registerTests(): void {
   });
 
   test('merges heart rate stored in hr messages onto the records, as the FIT SDK does', async () => {
-    // MANIFEST: records with heart rate after the SDK's merge: 7,483 of 7,515 (fr935), 2,630 of 2,630 (HRM-Swim).
+    // MANIFEST: records with heart rate after the SDK's merge: 7,483 of 7,515 (fr935).
     const fr935 = await processed('fitdecode/garmin-fr935-cr.fit');
     assert.is(fr935.activities[0]!.metrics.heart_rate, 7483);
-    const hrmSwim = await processed('goldencheetah-gpl-2.0/swims-GarminHRMswim.FIT');
-    assert.is(hrmSwim.activities[0]!.metrics.heart_rate, 2630);
   });
 
   test('salvages an unfinished file (bad CRC, no session) and says so', async () => {
@@ -295,16 +342,8 @@ function registerTests(): void {
     assert.ok(outcome.warnings.some((warning) => warning.includes('no session message')));
   });
 
-  test('drops the records behind the 2-year jump at the end of a ride', async () => {
-    const outcome = await processed('goldencheetah-gpl-2.0/rides-2013-04-11-17-32-50.fit');
-    assert.is(outcome.activities[0]!.end, '2013-04-11T23:30:27.000Z');
-    assert.ok(outcome.warnings.some((warning) => warning.includes('jump more than 24 h away')));
-  });
-
-  test('maps developer fields to power, smo2 and core_temperature', async () => {
+  test('maps developer fields to power', async () => {
     assert.ok((await processed('fit-file-parser/running-with-developer-data.fit')).activities[0]!.metrics.power! > 0);
-    assert.ok((await processed('goldencheetah-gpl-2.0/rides-Indoor_Cycling2smO2sensors.fit')).activities[0]!.metrics.smo2! > 0);
-    assert.ok((await processed('goldencheetah-gpl-2.0/coretemp-FR55-CoreTemp-Walk.fit')).activities[0]!.metrics.core_temperature! > 0);
   });
 
   // Small files with compressed timestamps, developer fields and unterminated strings: cheap to damage often.
@@ -324,38 +363,38 @@ function registerTests(): void {
   });
 
   test('keeps GPL corpus files out of the repository fixtures', () => {
-    const gpl = new Set(readdirSync(path.join(CORPUS, 'goldencheetah-gpl-2.0')).filter((name) => name !== 'COPYING'));
+    // Named from the golden, so this holds without the GPL folder; the GPL suite pins the golden to it.
+    const names = new Set(Object.keys(golden).filter(isGpl).map((file) => file.slice(GPL_FOLDER.length + 1)));
+    assert.is(names.size, 15);
     const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
       const full = path.join(dir, name);
-      return statSync(full).isDirectory() ? walk(full) : [name];
+      return statSync(full).isDirectory() ? [name, ...walk(full)] : [name];
     });
-    const copied = walk(FIXTURES).filter((name) => gpl.has(name) || name === 'COPYING');
+    const copied = walk(FIXTURES).filter((name) => names.has(name) || name === 'COPYING' || name === GPL_FOLDER);
     assert.equal(copied, []);
   });
 
-  test('keeps each FIT fixture in the repository byte-identical to its corpus file, beside LICENSE and SOURCE.md', () => {
-    const sums = new Map(readFileSync(path.join(CORPUS, 'SHA256SUMS'), 'utf8').trim().split('\n').map((line) => {
-      const [sum, name] = line.split(/\s+/);
-      return [name!.replace(/^\.\//, ''), sum!];
-    }));
-    const root = path.join(FIXTURES, 'fit');
-    const folders = readdirSync(root);
-    assert.ok(folders.includes('sweatpy'), 'sweatpy/4078723797.fit is in the repository for the API tests');
-    for (const folder of folders) {
-      assert.ok(existsSync(path.join(root, folder, 'LICENSE')), `${folder}/LICENSE`);
-      assert.ok(existsSync(path.join(root, folder, 'SOURCE.md')), `${folder}/SOURCE.md`);
-      for (const name of readdirSync(path.join(root, folder)).filter((file) => /\.fit$/i.test(file))) {
-        const sum = createHash('sha256').update(readFileSync(path.join(root, folder, name))).digest('hex');
-        assert.is(sum, sums.get(`${folder}/${name}`), `${folder}/${name} matches the corpus`);
-      }
+  test('keeps each copied file in SHA256SUMS with its checksum, in a folder with LICENSE and SOURCE.md', () => {
+    const sums = readSums(path.join(FIT_FIXTURES, 'SHA256SUMS'));
+    assert.equal([...sums.keys()].sort(), copies);
+    assert.ok(copies.includes('sweatpy/4078723797.fit'), 'sweatpy/4078723797.fit is in the repository for the API tests');
+    for (const folder of new Set(copies.map((file) => file.split('/')[0]!))) {
+      assert.ok(existsSync(path.join(FIT_FIXTURES, folder, 'LICENSE')), `${folder}/LICENSE`);
+      assert.ok(existsSync(path.join(FIT_FIXTURES, folder, 'SOURCE.md')), `${folder}/SOURCE.md`);
+    }
+    for (const file of copies) {
+      const sum = createHash('sha256').update(readFileSync(fitCorpusPath(file))).digest('hex');
+      assert.is(sum, sums.get(file), `${file} matches SHA256SUMS`);
     }
   });
 
   test.after(async () => {
     if (updating) {
-      const outcomes: Record<string, Outcome> = {};
-      for (const file of files) outcomes[file] = (await answerFor(file)).outcome;
-      writeFileSync(GOLDEN, `${JSON.stringify(outcomes, null, 2)}\n`);
+      // Entries of files not readable here (the GPL folder when absent) are kept as they are.
+      const outcomes: Record<string, Outcome> = Object.fromEntries(Object.entries(golden).filter(([file]) => isGpl(file) && gplMissing !== null));
+      for (const file of [...copies, ...(gplMissing === null ? gpl : [])]) outcomes[file] = (await answerFor(file)).outcome;
+      const sorted = Object.fromEntries(Object.entries(outcomes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      writeFileSync(GOLDEN, `${JSON.stringify(sorted, null, 2)}\n`);
     }
     await decoder.close();
   });

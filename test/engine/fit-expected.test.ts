@@ -1,7 +1,8 @@
 /**
  * FIT decoding against reference dumps made by other tools (the corpus files that come with
  * expected-value CSVs, ../shared/data/fit/MANIFEST.md "Files with expected values"): python-fitparse's
- * per-record CSVs and muktihari/fit's FitCSVTool dumps. Every sample of every file is compared.
+ * per-record CSVs and muktihari/fit's FitCSVTool dumps. Every sample of every file is compared. All of
+ * them are MIT/BSD, read from the copies in test/fixtures/fit/.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,19 +13,18 @@ import type { DecodedActivity, DecodedFile } from '../../engine/ingest/decoded.j
 import { DecodeError } from '../../engine/ingest/decode-error.js';
 import { decodeFit, type FitDecodeOptions } from '../../engine/ingest/fit.js';
 import type { SeriesMetric } from '../../engine/ingest/series.js';
-import { SHARED } from '../support/paths.js';
+import { FIT_FIXTURES } from '../support/fit-corpus.js';
 
-const CORPUS = path.join(SHARED, 'data', 'fit');
 /** FIT timestamps count seconds from 1989-12-31T00:00:00Z. */
 const FIT_EPOCH_S = 631_065_600;
 const DEGREES_PER_SEMICIRCLE = 180 / 2 ** 31;
 
 async function decode(file: string, options?: FitDecodeOptions): Promise<DecodedFile> {
-  return decodeFit(new Uint8Array(readFileSync(path.join(CORPUS, file))), options);
+  return decodeFit(new Uint8Array(readFileSync(path.join(FIT_FIXTURES, file))), options);
 }
 
 function readCsv(file: string): string[][] {
-  return parse(readFileSync(path.join(CORPUS, file)), { relax_column_count: true, trim: true }) as string[][];
+  return parse(readFileSync(path.join(FIT_FIXTURES, file)), { relax_column_count: true, trim: true }) as string[][];
 }
 
 /** Every decoded sample by its UTC millisecond: the activity's column values at that row. */

@@ -1,7 +1,8 @@
 /**
- * The test wrapper (support/uvu.ts) run as `npm test` runs it: a child uvu process over two small
- * suites, one whose `before` hook throws and one that cannot run. The output must name the hook's
- * error and the missing thing, and uvu's counters must count the skips.
+ * The test wrapper (support/uvu.ts) run as `npm test` runs it: a child process of support/run-files.ts
+ * over small suites, one whose `before` hook throws, one that cannot run, one file that throws while
+ * loading. The output must name the hook's error, the missing thing and the file that failed to load,
+ * and uvu's counters must count the skips and the file as a failure.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,12 +15,13 @@ import { test } from './uvu.js';
 import { REPO_ROOT } from './paths.js';
 
 const wrapper = pathToFileURL(path.join(REPO_ROOT, 'dist/test/support/uvu.js')).href;
+const runFiles = path.join(REPO_ROOT, 'dist/test/support/run-files.js');
 
 async function runSuites(files: Record<string, string>): Promise<string> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'threshold-uvu-'));
   try {
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
-    const run = promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'node_modules/uvu/bin.js'), dir, '\\.test\\.mjs$', '--no-color'], { cwd: REPO_ROOT });
+    const run = promisify(execFile)(process.execPath, [runFiles, dir, '\\.test\\.mjs$'], { cwd: REPO_ROOT });
     const { stdout } = await run.catch((error: { stdout: string }) => ({ stdout: error.stdout }));
     return stdout;
   } finally {
@@ -63,6 +65,24 @@ test.run();`,
   assert.match(output, /Total:\s+1/);
   assert.match(output, /Passed:\s+1/);
   assert.match(output, /Skipped:\s+3/);
+});
+
+test('a file that throws while loading is named with its error and counted as one failure; the others still run', async () => {
+  const output = await runSuites({
+    'a-broken.test.mjs': `import { readFileSync } from 'node:fs';
+import { test } from '${wrapper}';
+readFileSync('/nowhere/corpus.fit');
+test('never registered', () => {});
+test.run();`,
+    'b-runs.test.mjs': `import { test } from '${wrapper}';
+test('runs', () => {});
+test('runs too', () => {});
+test.run();`,
+  });
+  assert.match(output, 'a-broken.test.mjs failed to load, so its tests did not run (counted as 1 failed)');
+  assert.match(output, "ENOENT: no such file or directory, open '/nowhere/corpus.fit'");
+  assert.match(output, /Total:\s+3/);
+  assert.match(output, /Passed:\s+2/);
 });
 
 test.run();
