@@ -10,18 +10,10 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '../storage/open-store.js';
-import type { SourceRecord, Store } from '../storage/store.js';
-import { createPool, type EnginePool } from '../engine/pool/pool.js';
-import { ingestStoredSource } from '../engine/service/ingest-source.js';
-import { acceptSource } from '../gateway/services/sources.js';
-import { createUser } from '../gateway/services/accounts.js';
-import { fitCorpusKeys, fitCorpusPath, tempDir } from './support.js';
+import { createPool } from '../engine/pool/pool.js';
+import { corpusFitFiles, ingestAll, tempDir } from './support.js';
 
 export const question = 'Ingest throughput: hours of activity decoded and stored per minute (corpus; 6-hour ride)';
-
-function corpusFiles(): string[] {
-  return fitCorpusKeys().filter((key) => key.toLowerCase().endsWith('.fit')).map(fitCorpusPath);
-}
 
 function longRideCsv(hours: number): string {
   const lines = ['timestamp,sport,power,heart_rate,cadence,speed,distance,altitude'];
@@ -35,36 +27,13 @@ function longRideCsv(hours: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Ingests every file concurrently (one in flight per pool thread); returns activity hours and elapsed ms. */
-async function ingestAll(store: Store, pool: EnginePool, threads: number, files: { filename: string; bytes: Uint8Array }[]): Promise<{ hours: number; ms: number; failed: number }> {
-  const user = await createUser(store, { email: `bench-${Math.random().toString(36).slice(2)}@example.com` });
-  const sources: SourceRecord[] = [];
-  for (const file of files) sources.push(await acceptSource(store, user.id, file));
-  const started = performance.now();
-  let next = 0;
-  let hours = 0;
-  let failed = 0;
-  await Promise.all(Array.from({ length: threads }, async () => {
-    while (next < sources.length) {
-      const source = sources[next++]!;
-      const result = await ingestStoredSource({ store, pool }, user.id, source.id, new AbortController().signal);
-      if (result.status === 'failed') failed++;
-      for (const id of result.activity_ids) {
-        const activity = (await store.activities.get(id))!;
-        hours += (activity.end - activity.start) / 3_600_000;
-      }
-    }
-  }));
-  return { hours, ms: performance.now() - started, failed };
-}
-
 export async function run(): Promise<string> {
   const dir = tempDir();
   const store = await openStore({ mongodbUri: null, sqliteFile: path.join(dir, 'bench.sqlite') });
   const threads = os.availableParallelism();
   const pool = createPool({ threads });
   try {
-    const corpus = corpusFiles().map((file) => ({ filename: path.basename(file), bytes: readFileSync(file) }));
+    const corpus = corpusFitFiles().map((file) => ({ filename: path.basename(file), bytes: readFileSync(file) }));
     const ride = [{ filename: 'six-hours.csv', bytes: Buffer.from(longRideCsv(6)) }];
     await ingestAll(store, pool, threads, ride); // warm-up: worker start, JIT
     const c = await ingestAll(store, pool, threads, corpus);
