@@ -17,6 +17,7 @@ import type { UserRecord } from '../../storage/store.js';
 import { OAuthError, UnauthorizedError } from '../errors.js';
 import { mintAccessToken, type Principal } from '../auth/access-tokens.js';
 import { findCode, redeemCode } from '../auth/authorization-codes.js';
+import { isRevokedIssuance, issuanceStillLive, revokeIssuance } from '../auth/issuances.js';
 import { clientAuthenticationFailed, readClientCredentials, verifyClient, type AuthenticatedClient, type TokenParams } from '../auth/client-auth.js';
 import { mayShowEmail, mintIdToken, userClaims } from '../auth/id-tokens.js';
 import { displayName } from '../presenters/user.js';
@@ -183,8 +184,16 @@ async function exchangeCode(deps: GatewayDeps, client: AuthenticatedClient, para
   const code = params.get('code');
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
   const unusable = new OAuthError('invalid_grant', 'the authorization code is invalid, expired or already used');
-  const record = await findCode(deps.store, code);
-  if (!record) throw unusable;
+  const found = await findCode(deps.store, code);
+  if (!found) throw unusable;
+  if (found.state === 'used') {
+    // RFC 6749 §4.1.2: "If an authorization code is used more than once, the authorization server MUST
+    // deny the request and SHOULD revoke (when possible) all tokens previously issued based on that
+    // authorization code." Its issuance only: the grant and the user's other sessions stay.
+    if (found.record.issuance_id) await revokeIssuance(deps.store, found.record.grant_id, found.record.issuance_id);
+    throw unusable;
+  }
+  const record = found.record;
   if (record.application_id !== client.application.id) throw new OAuthError('invalid_grant', 'the authorization code was issued to another client');
   // gaps.md: "`redirect_uri` is optional at code exchange (must match when given)".
   const redirectUri = params.get('redirect_uri');
@@ -199,14 +208,19 @@ async function exchangeCode(deps: GatewayDeps, client: AuthenticatedClient, para
   }
   // The conditional write decides between racing requests: exactly one gets the record.
   const won = await redeemCode(deps.store, code);
-  if (!won) throw unusable;
+  if (!won?.issuance_id) throw unusable;
+  const issuanceId = won.issuance_id;
   const clientSecretId = client.secret?.id ?? null;
   const refreshToken = receivesRefreshToken(clientSecretId, won.scopes)
     ? await issueRefreshToken(deps.store, {
-        userId: user.id, applicationId: won.application_id, grantId: won.grant_id, clientSecretId, scopes: won.scopes, authTime: won.auth_time,
+        userId: user.id, applicationId: won.application_id, grantId: won.grant_id, clientSecretId, scopes: won.scopes, authTime: won.auth_time, issuanceId,
       })
     : null;
-  return issueTokens(deps, { user, clientId: won.application_id, scopes: won.scopes, clientSecretId, nonce: won.nonce, authTime: won.auth_time, refreshToken });
+  // A replay racing this exchange may have revoked the issuance before the refresh token existed.
+  if (!(await issuanceStillLive(deps.store, won.grant_id, issuanceId))) throw unusable;
+  return issueTokens(deps, {
+    user, clientId: won.application_id, scopes: won.scopes, clientSecretId, issuanceId, nonce: won.nonce, authTime: won.auth_time, refreshToken,
+  });
 }
 
 /**
@@ -245,12 +259,14 @@ async function exchangeRefreshToken(deps: GatewayDeps, client: AuthenticatedClie
     deps.store.users.get(record.user_id),
     record.client_secret_id !== null ? deps.store.client_secrets.get(record.client_secret_id) : null,
   ]);
-  // "until the user revokes the app, the secret it was issued under is deleted, or the user is deleted"
-  if (!grant || !user || (record.client_secret_id !== null && !boundSecret)) throw revoked;
+  // "until the user revokes the app, the secret it was issued under is deleted, or the user is deleted",
+  // or (RFC 6749 §4.1.2) the code it was issued from is replayed.
+  if (!grant || !user || (record.client_secret_id !== null && !boundSecret) || isRevokedIssuance(grant, record.issuance_id)) throw revoked;
   const scopes = narrowScopes(record.scopes, params.get('scope'));
   await touchRefreshToken(deps.store, record.id);
   return issueTokens(deps, {
-    user, clientId: record.application_id, scopes, clientSecretId: record.client_secret_id, nonce: null, authTime: record.auth_time, refreshToken: presented,
+    user, clientId: record.application_id, scopes, clientSecretId: record.client_secret_id, issuanceId: record.issuance_id ?? null,
+    nonce: null, authTime: record.auth_time, refreshToken: presented,
   });
 }
 
@@ -270,6 +286,8 @@ interface Issuance {
   clientId: string;
   scopes: readonly string[];
   clientSecretId: string | null;
+  /** The code exchange the tokens descend from (auth/issuances.ts). */
+  issuanceId: string | null;
   nonce: string | null;
   authTime: number;
   refreshToken: string | null;
@@ -280,6 +298,7 @@ async function issueTokens(deps: GatewayDeps, issuance: Issuance): Promise<Token
   const issuer = deps.config.baseUrl;
   const minted = await mintAccessToken(deps.keys, {
     issuer, userId: issuance.user.id, applicationId: issuance.clientId, scopes: issuance.scopes, clientSecretId: issuance.clientSecretId,
+    issuanceId: issuance.issuanceId,
   });
   const body: TokenResponseBody = { access_token: minted.access_token, token_type: 'Bearer', expires_in: minted.expires_in, scope: issuance.scopes.join(' ') };
   if (issuance.refreshToken !== null) body.refresh_token = issuance.refreshToken;
