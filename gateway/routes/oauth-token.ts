@@ -226,9 +226,13 @@ async function exchangeCode(deps: GatewayDeps, client: AuthenticatedClient, para
 /**
  * Interface §5: "a flow started with a challenge must finish with its code_verifier, a client secret is
  * then rejected"; a flow without one needs the secret ("a client without a secret must use PKCE").
- * RFC 7636 §4.6: a verifier that does not match is invalid_grant; a missing or malformed one is
- * invalid_request, as is a secret on a PKCE flow. A verifier on a code without a challenge is a downgrade
- * attempt: invalid_grant.
+ * - A secret on a PKCE flow is the wrong way for this client to authenticate here: 401 invalid_client
+ *   (with a Basic challenge after Basic), as a flow without PKCE and without a secret is.
+ * - A missing verifier on a code with a challenge: invalid_grant, since the grant is what is wrong
+ *   (the code cannot be redeemed without it), as a verifier that does not match is (RFC 7636 §4.6).
+ * - A malformed verifier stays invalid_request (the request's syntax is wrong).
+ * - A verifier on a code without a challenge is a downgrade attempt: invalid_grant.
+ * Every refusal here comes before the code is consumed, so it stays usable by the rightful request.
  */
 function checkPkce(challenge: string | null, verifier: string | undefined, client: AuthenticatedClient): void {
   if (challenge === null) {
@@ -236,7 +240,8 @@ function checkPkce(challenge: string | null, verifier: string | undefined, clien
     if (!client.secret) throw clientAuthenticationFailed(client.basic, 'a client secret is required for a flow without PKCE');
     return;
   }
-  if (client.secret) throw new OAuthError('invalid_request', 'a flow started with a code_challenge is finished with its code_verifier, not a client secret');
+  if (client.secret) throw clientAuthenticationFailed(client.basic, 'a flow started with a code_challenge is finished with its code_verifier, not a client secret');
+  if (verifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge');
   const problem = verifierProblem(verifier);
   if (problem !== null) throw new OAuthError('invalid_request', problem);
   if (!verifyPkce(verifier!, challenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');

@@ -276,12 +276,12 @@ token('exchanges a PKCE code with its verifier and no secret', async ({ stack })
   assert.is(claims.cs, undefined, 'no secret behind a PKCE token');
 });
 
-token('refuses a PKCE code without its verifier [invalid_request]', async ({ stack }) => {
+token('refuses a PKCE code without its verifier with invalid_grant: the grant is what is wrong, and the code is not spent', async ({ stack }) => {
   const client = await makeApp(stack, { secret: false });
   const pkce = pkcePair();
   const { code } = await codeFor(stack, { app: client.app, scopes: ['activities:read'], codeChallenge: pkce.challenge });
-  await expectError(await exchange(stack, client, code), 400, 'invalid_request');
-  await expectError(await exchange(stack, client, code, { code_verifier: '' }), 400, 'invalid_request', 'empty verifier');
+  await expectError(await exchange(stack, client, code), 400, 'invalid_grant');
+  await expectError(await exchange(stack, client, code, { code_verifier: '' }), 400, 'invalid_grant', 'empty verifier (RFC 6749 §3.2: as if omitted)');
   await expectTokens(await exchange(stack, client, code, { code_verifier: pkce.verifier }), 'not spent');
 });
 
@@ -309,16 +309,18 @@ token('refuses a verifier on a code without a challenge [downgrade]', async ({ s
   await expectError(await exchange(stack, client, code, { code_verifier: pkcePair().verifier }), 400, 'invalid_grant');
 });
 
-token('refuses a client secret on a flow started with a challenge', async ({ stack }) => {
+token('refuses a client secret on a flow started with a challenge with 401 invalid_client, without spending the code', async ({ stack }) => {
   const client = await makeApp(stack);
   const pkce = pkcePair();
   const { code } = await codeFor(stack, { app: client.app, scopes: ['activities:read'], codeChallenge: pkce.challenge });
-  await expectError(await exchange(stack, client, code, { code_verifier: pkce.verifier }), 400, 'invalid_request', 'body secret');
-  await expectError(
-    await tokenRequest(stack, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier }, { authorization: basicAuth(client.app.id, client.secret!) }),
-    400, 'invalid_request', 'basic secret',
-  );
-  // The same app finishes the flow the way it started it.
+  const instead = await exchange(stack, client, code);
+  assert.is(instead.headers.get('www-authenticate'), null, 'no Basic challenge for a body secret');
+  await expectError(instead, 401, 'invalid_client', 'body secret instead of the verifier');
+  await expectError(await exchange(stack, client, code, { code_verifier: pkce.verifier }), 401, 'invalid_client', 'body secret and verifier');
+  const basic = await tokenRequest(stack, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier }, { authorization: basicAuth(client.app.id, client.secret!) });
+  assert.match(basic.headers.get('www-authenticate') ?? '', /^Basic /, 'RFC 6749 §5.2: a Basic challenge after Basic');
+  await expectError(basic, 401, 'invalid_client', 'basic secret');
+  // The code is still unused: the same app finishes the flow the way it started it.
   await expectTokens(await tokenRequest(stack, { grant_type: 'authorization_code', code, client_id: client.app.id, code_verifier: pkce.verifier }));
 });
 
