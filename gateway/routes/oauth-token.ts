@@ -195,7 +195,9 @@ async function exchangeCode(deps: GatewayDeps, client: AuthenticatedClient, para
   }
   const record = found.record;
   if (record.application_id !== client.application.id) throw new OAuthError('invalid_grant', 'the authorization code was issued to another client');
-  // gaps.md: "`redirect_uri` is optional at code exchange (must match when given)".
+  // gaps.md: "`redirect_uri` is optional at code exchange (must match when given)" — a [client] fact:
+  // existing clients omit it, so it is not required as RFC 6749 §4.1.3 would have it. Kept by the test
+  // "accepts a code exchange without redirect_uri, for existing clients that omit it".
   const redirectUri = params.get('redirect_uri');
   if (redirectUri !== undefined && redirectUri !== record.redirect_uri) {
     throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
