@@ -13,6 +13,7 @@ import { loadEngineConfig } from '../engine/config.js';
 import { startEngine } from '../engine/server.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { startGateway } from '../gateway/server.js';
+import type { RateLimits } from '../gateway/auth/rate-limit.js';
 
 export interface RunningStack {
   baseUrl: string;
@@ -22,7 +23,7 @@ export interface RunningStack {
   close(): Promise<void>;
 }
 
-export async function startStack(options: { env: Record<string, string | undefined>; store?: Store }): Promise<RunningStack> {
+export async function startStack(options: { env: Record<string, string | undefined>; store?: Store; limits?: RateLimits }): Promise<RunningStack> {
   const [engineConfig, gatewayConfig] = loadBoth(options.env);
   const logger = createLogger({ level: gatewayConfig.logLevel, name: 'threshold' });
   const store = options.store ?? (await openStore({
@@ -37,6 +38,7 @@ export async function startStack(options: { env: Record<string, string | undefin
       store,
       logger: logger.child({ role: 'gateway' }),
       wakeJobs: engine.wakeJobs,
+      ...(options.limits && { limits: options.limits }),
     });
     return {
       baseUrl: gateway.baseUrl,

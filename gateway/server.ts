@@ -12,7 +12,7 @@ import { createApp } from './app.js';
 import { EngineClient } from './engine-client.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { Sessions } from './auth/sessions.js';
-import { createRateLimits } from './auth/rate-limit.js';
+import { createRateLimits, type RateLimits } from './auth/rate-limit.js';
 import { createMailer } from './services/mailer.js';
 
 /** How long close() lets requests in flight finish, milliseconds. */
@@ -31,6 +31,8 @@ export async function startGateway(options: {
   logger: Logger;
   /** The in-process job runner's wake-up, when the engine runs in this process. */
   wakeJobs?: () => void;
+  /** The rate limiters; default createRateLimits() (tests pass their own to observe the slow-down). */
+  limits?: RateLimits;
 }): Promise<RunningGateway> {
   const { store, logger } = options;
   const keys = await SigningKeys.open(store);
@@ -49,7 +51,7 @@ export async function startGateway(options: {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const app = createApp({
     config, store, engine, keys, logger, wakeJobs: options.wakeJobs,
-    sessions: new Sessions(store, config.baseUrl), mailer, limits: createRateLimits(),
+    sessions: new Sessions(store, config.baseUrl), mailer, limits: options.limits ?? createRateLimits(),
   });
   server.on('request', app.callback());
   logger.info({ port, base_url: config.baseUrl, engine: config.engineAddress }, 'gateway listening');

@@ -72,6 +72,13 @@ export interface GrantRecord {
   scopes: string[];
   created_at: number;
   updated_at: number;
+  /**
+   * Issuances revoked because their code was replayed (gateway/auth/issuances.ts), each kept `until`
+   * (epoch ms) its last access token has expired. Absent on grants that never saw a replay.
+   */
+  revoked_issuances?: { id: string; until: number }[];
+  /** How many times revoked_issuances was written: the condition of the next write. */
+  revocations?: number;
 }
 
 export interface AuthorizationCodeRecord {
@@ -90,6 +97,8 @@ export interface AuthorizationCodeRecord {
   expires_at: number;
   /** Set exactly once by the redemption that wins. */
   consumed_at: number | null;
+  /** Set with `consumed_at`: the issuance id every token issued from this code carries (absent on older records). */
+  issuance_id?: string | null;
   created_at: number;
 }
 
@@ -104,6 +113,8 @@ export interface RefreshTokenRecord {
   scopes: string[];
   /** When the user signed in for the flow that issued it (the ID token's `auth_time`, epoch ms). */
   auth_time: number;
+  /** The issuance of the code exchange that issued it (gateway/auth/issuances.ts); absent on older records. */
+  issuance_id?: string | null;
   created_at: number;
   last_used_at: number | null;
 }

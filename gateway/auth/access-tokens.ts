@@ -3,7 +3,9 @@
  * 15 minutes. Verification pins the algorithm, the type and the issuer, refuses key-carrying headers
  * (`jku`, `x5u`, `jwk`, `x5c`), looks the `kid` up only in our own key ring, and then checks that what
  * the token stands on is still live: the user, and for app tokens the application, the user's grant
- * and the client secret it was issued under. Revoking any of them ends the token at once. A delegated
+ * and the client secret it was issued under, and that its issuance (claim `iid`, auth/issuances.ts) was
+ * not revoked by a replayed code — read from the grant, so no lookup is added. Revoking any of them
+ * ends the token at once. A delegated
  * token (`act.sub`, auth/delegation.ts) also stands on its delegation basis: the managed relation, or
  * the team authorization and the actor's membership; losing it ends the token at once as well.
  */
@@ -13,6 +15,7 @@ import type { Store } from '../../storage/store.js';
 import { ACCESS_TOKEN_TTL_S, type SigningKeys } from './signing-keys.js';
 import { splitScopes } from './scopes.js';
 import { delegationHolds } from './delegation.js';
+import { isRevokedIssuance } from './issuances.js';
 
 /** Who a verified token speaks for. */
 export interface Principal {
@@ -22,6 +25,8 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** The client secret the token was issued under, when any. */
   clientSecretId: string | null;
+  /** The code exchange the token descends from (claim `iid`, auth/issuances.ts); null for tokens not issued through a code. */
+  issuanceId: string | null;
   /** For a delegated token: the user who minted it (RFC 8693 `act.sub`). */
   actorId: string | null;
   /** For a token delegated through a team: the team id. */
@@ -41,6 +46,8 @@ export interface MintRequest {
   applicationId?: string | null;
   scopes: readonly string[];
   clientSecretId?: string | null;
+  /** The code exchange the token descends from, carried on by refreshes, delegated and principal tokens. */
+  issuanceId?: string | null;
   actorId?: string | null;
   org?: string | null;
   /** With `actorId`: the minting token's scopes, recorded so the principal token is never wider. */
@@ -62,6 +69,7 @@ export async function mintAccessToken(keys: SigningKeys, request: MintRequest): 
   const claims: Record<string, unknown> = { scope: request.scopes.join(' ') };
   if (request.applicationId) claims.client_id = request.applicationId;
   if (request.clientSecretId) claims.cs = request.clientSecretId;
+  if (request.issuanceId) claims.iid = request.issuanceId;
   if (request.actorId) claims.act = { sub: request.actorId };
   if (request.org) claims.org = request.org;
   if (request.actorId && request.mintingScopes) claims.principal_scope = request.mintingScopes.join(' ');
@@ -117,6 +125,7 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
     applicationId,
     scopes: new Set(splitScopes(payload.scope)),
     clientSecretId: typeof payload.cs === 'string' ? payload.cs : null,
+    issuanceId: typeof payload.iid === 'string' ? payload.iid : null,
     actorId: act && typeof act.sub === 'string' ? act.sub : null,
     org: typeof payload.org === 'string' ? payload.org : null,
     mintingScopes: act && typeof payload.principal_scope === 'string' ? new Set(splitScopes(payload.principal_scope)) : null,
@@ -141,6 +150,8 @@ async function assertLive(principal: Principal, store: Store): Promise<void> {
   ]);
   if (!user) throw new InvalidTokenError('Access token revoked');
   if (principal.applicationId && !grant) throw new InvalidTokenError('Access token revoked');
+  // RFC 6749 §4.1.2: the tokens of a replayed code are revoked, and the grant already read says which.
+  if (grant && isRevokedIssuance(grant, principal.issuanceId)) throw new InvalidTokenError('Access token revoked');
   if (principal.clientSecretId && (!secret || secret.application_id !== principal.applicationId)) {
     throw new InvalidTokenError('Access token revoked');
   }

@@ -3,8 +3,10 @@
  * single use by a conditional write, so of any number of parallel redemptions exactly one wins.
  * The token endpoint first reads a code (`findCode`, no write) to check the client, redirect URI and
  * PKCE against it, and only then consumes it (`redeemCode`): a request that fails those checks does not
- * burn the legitimate client's code. Kept honest by test/gateway/token-endpoint.test.ts
- * ("redeems a code once even when ten requests race for it", "refuses an expired code").
+ * burn the legitimate client's code. The winning write also gives the code its issuance id
+ * (auth/issuances.ts), and a used code is kept a day past its expiry, so a replay is recognised as one
+ * and revokes what the first exchange issued. Kept honest by test/gateway/token-endpoint.test.ts
+ * ("redeems a code once even when ten requests race for it", "refuses an expired code", "a replayed code …").
  */
 import type { AuthorizationCodeRecord, Store } from '../../storage/store.js';
 import { sometimesSweep } from './sweep.js';
@@ -13,6 +15,8 @@ import { hashSecret, newSecret } from './secrets.js';
 
 /** How long a code can be redeemed, milliseconds. */
 export const CODE_TTL_MS = 120_000;
+/** How long a code is kept after it expires, milliseconds, so that a replay is still recognised: a day. */
+export const CODE_KEPT_MS = 24 * 60 * 60_000;
 
 export interface NewCode {
   userId: string;
@@ -44,22 +48,31 @@ export async function issueCode(store: Store, input: NewCode, now = Date.now()):
     auth_time: input.authTime,
     expires_at: now + CODE_TTL_MS,
     consumed_at: null,
+    issuance_id: null,
     created_at: now,
   });
-  await sometimesSweep(store.authorization_codes, now);
+  await sometimesSweep(store.authorization_codes, now, CODE_KEPT_MS);
   return code;
 }
 
-/** The unconsumed, unexpired code's record without consuming it, or null. */
-export async function findCode(store: Store, code: string, now = Date.now()): Promise<AuthorizationCodeRecord | null> {
+/** A known code: `usable` (unconsumed, unexpired) or already `used` (presenting it again is a replay). */
+export type FoundCode = { state: 'usable' | 'used'; record: AuthorizationCodeRecord };
+
+/** The code's record without consuming it; null when unknown, or expired without ever being used. */
+export async function findCode(store: Store, code: string, now = Date.now()): Promise<FoundCode | null> {
   const record = await store.authorization_codes.findOne({ code_hash: hashSecret(code) });
-  return record && record.consumed_at === null && record.expires_at > now ? record : null;
+  if (!record) return null;
+  if (record.consumed_at !== null) return { state: 'used', record };
+  return record.expires_at > now ? { state: 'usable', record } : null;
 }
 
 /** Consumes the code: the record when this call won the redemption, null when unknown, used or expired. */
 export async function redeemCode(store: Store, code: string, now = Date.now()): Promise<AuthorizationCodeRecord | null> {
   // "codes are single use by a conditional write (parallel redemptions: exactly one wins)"
-  const record = await store.authorization_codes.updateOne({ code_hash: hashSecret(code), consumed_at: null }, { set: { consumed_at: now } });
+  const record = await store.authorization_codes.updateOne(
+    { code_hash: hashSecret(code), consumed_at: null },
+    { set: { consumed_at: now, issuance_id: newId() } },
+  );
   if (!record) return null;
   // An expired code is burnt as well: it can never be redeemed later.
   return record.expires_at > now ? record : null;

@@ -3,7 +3,12 @@
  * endpoint are rate-limited; gaps.md: 429 carries an integer `Retry-After`). A limiter counts events
  * per key; callers decide what an event is (a failed password, a sent link, a failed token request).
  * With several gateway replicas each counts on its own, so the effective limit is per replica.
+ *
+ * Password sign-in locks (429) per (account, address) and per address, which only ever stops the
+ * address that misbehaves, and per account only slows down (SlowDown): a lockout per account would let
+ * anyone who knows an email keep its owner out. Kept honest by test/gateway/sign-in.test.ts.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'koa';
 
 export interface Limit {
@@ -26,6 +31,12 @@ export class RateLimiter {
     const window = this.windows.get(key);
     if (!window || window.resetAt <= now || window.count < this.limit.max) return null;
     return Math.max(1, Math.ceil((window.resetAt - now) / 1000));
+  }
+
+  /** Events counted for `key` in its current window. */
+  count(key: string, now = Date.now()): number {
+    const window = this.windows.get(key);
+    return window && window.resetAt > now ? window.count : 0;
   }
 
   /** Counts one event for `key`. */
@@ -54,10 +65,61 @@ export class RateLimiter {
   }
 }
 
+export interface SlowDownPolicy {
+  /** Failures within the window before attempts start to wait (people mistype). */
+  free: number;
+  /** The wait once `free` failures are counted, milliseconds; it doubles with each further failure. */
+  firstDelayMs: number;
+  /** The longest delay, milliseconds. */
+  maxDelayMs: number;
+  /** How long a failure counts, milliseconds (a fixed window, as the limiters use). */
+  windowMs: number;
+}
+
+/** Waits `ms` milliseconds: the seam tests replace so that they never wait. */
+export type Pause = (ms: number) => Promise<void>;
+
+/**
+ * Slows guesses against one key down without ever locking it. Each attempt waits before it is checked:
+ * nothing until `free` failures are counted, then `firstDelayMs`, doubling with each further failure,
+ * at most `maxDelayMs`. The wait comes before the check and applies to a correct attempt too: if only
+ * failures waited, a guesser could give up on any answer slower than a success and guess at full speed.
+ * It does not queue parallel attempts; the per-address limits bound those.
+ */
+export class SlowDown {
+  private readonly failures: RateLimiter;
+
+  constructor(readonly policy: SlowDownPolicy, private readonly pause: Pause = (ms) => sleep(ms)) {
+    this.failures = new RateLimiter({ max: Number.POSITIVE_INFINITY, windowMs: policy.windowMs });
+  }
+
+  /** The delay the next attempt on `key` waits, milliseconds. */
+  delayMs(key: string, now = Date.now()): number {
+    const beyond = this.failures.count(key, now) - this.policy.free;
+    if (beyond < 0) return 0;
+    return Math.min(this.policy.maxDelayMs, this.policy.firstDelayMs * 2 ** Math.min(beyond, 30));
+  }
+
+  /** Waits the delay due for `key` (nothing when none is). */
+  async wait(key: string, now = Date.now()): Promise<void> {
+    const ms = this.delayMs(key, now);
+    if (ms > 0) await this.pause(ms);
+  }
+
+  /** Counts one failure for `key`. */
+  record(key: string, now = Date.now()): void {
+    this.failures.record(key, now);
+  }
+}
+
 /** The limiters of one gateway process. */
 export interface RateLimits {
-  /** Failed password sign-ins per email and per client address. */
+  /** Failed password sign-ins per (account, address): past the limit, 429 for that account from that address. */
   signInFailures: RateLimiter;
+  /** Failed password sign-ins per client address, whatever the account: past the limit, 429 for that address. */
+  signInAddressFailures: RateLimiter;
+  /** Failed password sign-ins per account, from every address: a growing delay, never a lockout. */
+  signInSlowDown: SlowDown;
   /** Sign-in links sent per email and per client address. */
   magicLinks: RateLimiter;
   /** Accounts created per client address. */
@@ -66,9 +128,16 @@ export interface RateLimits {
   tokenFailures: RateLimiter;
 }
 
-export function createRateLimits(): RateLimits {
+/** The production limits; `pause` replaces the slow-down's real wait (tests record it instead). */
+export function createRateLimits(options: { pause?: Pause } = {}): RateLimits {
   return {
+    // One person at one address mistyping, or one address guessing one account: 10 per 15 minutes.
     signInFailures: new RateLimiter({ max: 10, windowMs: 15 * 60_000 }),
+    // One address trying many accounts (spraying); room for a shared NAT: 30 per 15 minutes.
+    signInAddressFailures: new RateLimiter({ max: 30, windowMs: 15 * 60_000 }),
+    // Guesses from many addresses at one account: after 4 failures in 15 minutes each attempt waits
+    // 250 ms, doubling with each failure to at most 3 s (0.25, 0.5, 1, 2, 3, 3 … s).
+    signInSlowDown: new SlowDown({ free: 4, firstDelayMs: 250, maxDelayMs: 3000, windowMs: 15 * 60_000 }, options.pause),
     magicLinks: new RateLimiter({ max: 5, windowMs: 15 * 60_000 }),
     signUps: new RateLimiter({ max: 20, windowMs: 60 * 60_000 }),
     tokenFailures: new RateLimiter({ max: 20, windowMs: 60_000 }),

@@ -16,6 +16,8 @@
  * - Loopback: `http://localhost`, `http://127.0.0.1` and `http://[::1]` (RFC 8252 §7.3) match any
  *   port, but the host must be the registered one: `[::1]` matches only a registered `[::1]`, never
  *   `localhost` or `127.0.0.1` (nor they each other). https on a loopback host keeps its port.
+ * - https and loopback paths never hold a `;` or `%3b` (path parameters, `/cb/..;/x`: a servlet
+ *   container routes that to `/x`); a query may, and a custom scheme is compared whole anyway.
  * - Paths never hold dot-segments, empty segments (`//`), or encoded slashes, backslashes, dots,
  *   percent signs (double encoding) or control characters, in any case; once decoded they are valid
  *   UTF-8 (no overlong `%c0%ae`) without characters that normalise to a dot or slash (`%ef%bc%8f`).
@@ -35,6 +37,8 @@ const DANGEROUS_SCHEMES = new Set([
 /** RFC 3986 appendix B, without the fragment (refused earlier): scheme, `//authority`, path, `?query`. */
 const RAW_PARTS = /^([A-Za-z][A-Za-z0-9+.-]*):(\/\/[^/?]*)?([^?]*)(\?.*)?$/;
 const ENCODED_SEPARATOR = /%(?:2f|5c|2e|25|[01][0-9a-f]|7f)|%(?![0-9a-f]{2})/i;
+/** A path parameter delimiter, raw or percent-encoded (either case). */
+const PATH_PARAMETER = /;|%3b/i;
 const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
 
 type RedirectUri =
@@ -84,6 +88,9 @@ function parseRedirectUri(raw: string): { uri: RedirectUri } | { problem: string
   if (host.split('.').some((label) => label.startsWith('xn--'))) return { problem: 'redirect URI host must not be an internationalised (punycode) name' };
   // "Accepted: claimed https; loopback http (localhost or 127.0.0.1, any port)"
   if (scheme === 'http' && !LOOPBACK_HOSTS.has(host)) return { problem: 'plain http is only allowed for loopback (localhost, 127.0.0.1)' };
+  // Servlet containers cut a path parameter off each segment before routing, so `/cb/..;/x` reaches
+  // `/x` there while it reads as a sub-path of `/cb` here: no `;`, raw or encoded, in a web path.
+  if (PATH_PARAMETER.test(rawPath)) return { problem: 'redirect URI path must not contain a semicolon (;) or %3B: path parameters are not allowed' };
   const path = rawPath === '' ? '/' : rawPath;
   if (path.includes('//')) return { problem: 'redirect URI path must not contain empty segments (//)' };
   if (path !== url.pathname || (query ?? '') !== url.search) return { problem: 'redirect URI is not in canonical form' };

@@ -3,7 +3,8 @@
  * values stored as SHA-256 hashes, bound to the user, the application, the grant and the client secret
  * they were issued under (null for a PKCE client). They never rotate: the same token keeps working until
  * the user revokes the app, the secret is deleted or the user is deleted — each of those deletes the
- * record (services/grants.ts, Store.deleteUser). Kept honest by test/gateway/token-endpoint.test.ts
+ * record (services/grants.ts, Store.deleteUser) — or the code it was issued from is replayed
+ * (auth/issuances.ts). Kept honest by test/gateway/token-endpoint.test.ts
  * ("the refresh issuance matrix", "refreshes twice with the same refresh token", "refuses a refresh …").
  */
 import type { RefreshTokenRecord, Store } from '../../storage/store.js';
@@ -19,6 +20,8 @@ export interface NewRefreshToken {
   scopes: readonly string[];
   /** When the user signed in for the flow, epoch ms. */
   authTime: number;
+  /** The issuance of the code exchange (auth/issuances.ts): a replay of the code deletes this token. */
+  issuanceId?: string | null;
 }
 
 /**
@@ -41,6 +44,7 @@ export async function issueRefreshToken(store: Store, input: NewRefreshToken, no
     client_secret_id: input.clientSecretId,
     scopes: [...input.scopes],
     auth_time: input.authTime,
+    issuance_id: input.issuanceId ?? null,
     created_at: now,
     last_used_at: null,
   });

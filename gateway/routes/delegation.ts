@@ -64,6 +64,7 @@ export function delegationRoutes(table: RouteTable, deps: GatewayDeps): void {
         userId: body.sub,
         applicationId: minting.applicationId,
         clientSecretId: minting.clientSecretId,
+        issuanceId: minting.issuanceId,
         scopes: narrowed.scopes,
         actorId: minting.userId,
         // "Delegated tokens carry org = the team id when minted through a team."
@@ -94,6 +95,7 @@ export function delegationRoutes(table: RouteTable, deps: GatewayDeps): void {
         userId,
         applicationId: auth.applicationId,
         clientSecretId: auth.clientSecretId,
+        issuanceId: auth.issuanceId,
         scopes,
       });
       ctx.body = { ...minted, refresh_token: null, scope: scopes.join(' ') } satisfies TokenResponse;

@@ -17,6 +17,7 @@ import type { UserRecord } from '../../storage/store.js';
 import { OAuthError, UnauthorizedError } from '../errors.js';
 import { mintAccessToken, type Principal } from '../auth/access-tokens.js';
 import { findCode, redeemCode } from '../auth/authorization-codes.js';
+import { isRevokedIssuance, issuanceStillLive, revokeIssuance } from '../auth/issuances.js';
 import { clientAuthenticationFailed, readClientCredentials, verifyClient, type AuthenticatedClient, type TokenParams } from '../auth/client-auth.js';
 import { mayShowEmail, mintIdToken, userClaims } from '../auth/id-tokens.js';
 import { displayName } from '../presenters/user.js';
@@ -183,10 +184,20 @@ async function exchangeCode(deps: GatewayDeps, client: AuthenticatedClient, para
   const code = params.get('code');
   if (code === undefined) throw new OAuthError('invalid_request', 'code is required');
   const unusable = new OAuthError('invalid_grant', 'the authorization code is invalid, expired or already used');
-  const record = await findCode(deps.store, code);
-  if (!record) throw unusable;
+  const found = await findCode(deps.store, code);
+  if (!found) throw unusable;
+  if (found.state === 'used') {
+    // RFC 6749 §4.1.2: "If an authorization code is used more than once, the authorization server MUST
+    // deny the request and SHOULD revoke (when possible) all tokens previously issued based on that
+    // authorization code." Its issuance only: the grant and the user's other sessions stay.
+    if (found.record.issuance_id) await revokeIssuance(deps.store, found.record.grant_id, found.record.issuance_id);
+    throw unusable;
+  }
+  const record = found.record;
   if (record.application_id !== client.application.id) throw new OAuthError('invalid_grant', 'the authorization code was issued to another client');
-  // gaps.md: "`redirect_uri` is optional at code exchange (must match when given)".
+  // gaps.md: "`redirect_uri` is optional at code exchange (must match when given)" — a [client] fact:
+  // existing clients omit it, so it is not required as RFC 6749 §4.1.3 would have it. Kept by the test
+  // "accepts a code exchange without redirect_uri, for existing clients that omit it".
   const redirectUri = params.get('redirect_uri');
   if (redirectUri !== undefined && redirectUri !== record.redirect_uri) {
     throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
@@ -199,22 +210,31 @@ async function exchangeCode(deps: GatewayDeps, client: AuthenticatedClient, para
   }
   // The conditional write decides between racing requests: exactly one gets the record.
   const won = await redeemCode(deps.store, code);
-  if (!won) throw unusable;
+  if (!won?.issuance_id) throw unusable;
+  const issuanceId = won.issuance_id;
   const clientSecretId = client.secret?.id ?? null;
   const refreshToken = receivesRefreshToken(clientSecretId, won.scopes)
     ? await issueRefreshToken(deps.store, {
-        userId: user.id, applicationId: won.application_id, grantId: won.grant_id, clientSecretId, scopes: won.scopes, authTime: won.auth_time,
+        userId: user.id, applicationId: won.application_id, grantId: won.grant_id, clientSecretId, scopes: won.scopes, authTime: won.auth_time, issuanceId,
       })
     : null;
-  return issueTokens(deps, { user, clientId: won.application_id, scopes: won.scopes, clientSecretId, nonce: won.nonce, authTime: won.auth_time, refreshToken });
+  // A replay racing this exchange may have revoked the issuance before the refresh token existed.
+  if (!(await issuanceStillLive(deps.store, won.grant_id, issuanceId))) throw unusable;
+  return issueTokens(deps, {
+    user, clientId: won.application_id, scopes: won.scopes, clientSecretId, issuanceId, nonce: won.nonce, authTime: won.auth_time, refreshToken,
+  });
 }
 
 /**
  * Interface §5: "a flow started with a challenge must finish with its code_verifier, a client secret is
  * then rejected"; a flow without one needs the secret ("a client without a secret must use PKCE").
- * RFC 7636 §4.6: a verifier that does not match is invalid_grant; a missing or malformed one is
- * invalid_request, as is a secret on a PKCE flow. A verifier on a code without a challenge is a downgrade
- * attempt: invalid_grant.
+ * - A secret on a PKCE flow is the wrong way for this client to authenticate here: 401 invalid_client
+ *   (with a Basic challenge after Basic), as a flow without PKCE and without a secret is.
+ * - A missing verifier on a code with a challenge: invalid_grant, since the grant is what is wrong
+ *   (the code cannot be redeemed without it), as a verifier that does not match is (RFC 7636 §4.6).
+ * - A malformed verifier stays invalid_request (the request's syntax is wrong).
+ * - A verifier on a code without a challenge is a downgrade attempt: invalid_grant.
+ * Every refusal here comes before the code is consumed, so it stays usable by the rightful request.
  */
 function checkPkce(challenge: string | null, verifier: string | undefined, client: AuthenticatedClient): void {
   if (challenge === null) {
@@ -222,7 +242,8 @@ function checkPkce(challenge: string | null, verifier: string | undefined, clien
     if (!client.secret) throw clientAuthenticationFailed(client.basic, 'a client secret is required for a flow without PKCE');
     return;
   }
-  if (client.secret) throw new OAuthError('invalid_request', 'a flow started with a code_challenge is finished with its code_verifier, not a client secret');
+  if (client.secret) throw clientAuthenticationFailed(client.basic, 'a flow started with a code_challenge is finished with its code_verifier, not a client secret');
+  if (verifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge');
   const problem = verifierProblem(verifier);
   if (problem !== null) throw new OAuthError('invalid_request', problem);
   if (!verifyPkce(verifier!, challenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
@@ -245,12 +266,14 @@ async function exchangeRefreshToken(deps: GatewayDeps, client: AuthenticatedClie
     deps.store.users.get(record.user_id),
     record.client_secret_id !== null ? deps.store.client_secrets.get(record.client_secret_id) : null,
   ]);
-  // "until the user revokes the app, the secret it was issued under is deleted, or the user is deleted"
-  if (!grant || !user || (record.client_secret_id !== null && !boundSecret)) throw revoked;
+  // "until the user revokes the app, the secret it was issued under is deleted, or the user is deleted",
+  // or (RFC 6749 §4.1.2) the code it was issued from is replayed.
+  if (!grant || !user || (record.client_secret_id !== null && !boundSecret) || isRevokedIssuance(grant, record.issuance_id)) throw revoked;
   const scopes = narrowScopes(record.scopes, params.get('scope'));
   await touchRefreshToken(deps.store, record.id);
   return issueTokens(deps, {
-    user, clientId: record.application_id, scopes, clientSecretId: record.client_secret_id, nonce: null, authTime: record.auth_time, refreshToken: presented,
+    user, clientId: record.application_id, scopes, clientSecretId: record.client_secret_id, issuanceId: record.issuance_id ?? null,
+    nonce: null, authTime: record.auth_time, refreshToken: presented,
   });
 }
 
@@ -270,6 +293,8 @@ interface Issuance {
   clientId: string;
   scopes: readonly string[];
   clientSecretId: string | null;
+  /** The code exchange the tokens descend from (auth/issuances.ts). */
+  issuanceId: string | null;
   nonce: string | null;
   authTime: number;
   refreshToken: string | null;
@@ -280,6 +305,7 @@ async function issueTokens(deps: GatewayDeps, issuance: Issuance): Promise<Token
   const issuer = deps.config.baseUrl;
   const minted = await mintAccessToken(deps.keys, {
     issuer, userId: issuance.user.id, applicationId: issuance.clientId, scopes: issuance.scopes, clientSecretId: issuance.clientSecretId,
+    issuanceId: issuance.issuanceId,
   });
   const body: TokenResponseBody = { access_token: minted.access_token, token_type: 'Bearer', expires_in: minted.expires_in, scope: issuance.scopes.join(' ') };
   if (issuance.refreshToken !== null) body.refresh_token = issuance.refreshToken;

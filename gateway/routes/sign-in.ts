@@ -21,8 +21,11 @@
  *   is no account and linking to /signup: the requester learns nothing (same page, same timing, same
  *   rate limits), the owner of the address is not left waiting for a link that never comes, and no
  *   account is ever created for an address nobody proved to own. A managed user gets nothing.
- * - Rate limits: failed passwords per email and per client address; link requests per email and per
- *   address (every request counts, known or not); sign-up attempts that pass validation per address.
+ * - Rate limits (auth/rate-limit.ts): failed passwords lock (429) per (email, client address) and per
+ *   address; per email alone they only slow every later attempt down (a growing wait before the
+ *   password is checked, at most 3 s), so nobody can lock an owner out by knowing their email. Link
+ *   requests per email and per address (every request counts, known or not), never the password
+ *   counters: the emailed link always works. Sign-up attempts that pass validation per address.
  *
  * Kept honest by test/gateway/sign-in.test.ts and test/gateway/pages.test.ts.
  */
@@ -79,17 +82,25 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     if (!session) return sendPage(ctx, 403, forbiddenPage());
     const flow = await flowOf(body.interaction);
     const email = emailField(body);
-    const keys = [`ip:${clientAddress(ctx)}`, ...(email ? [`email:${email}`] : [])];
-    if (tooMany(ctx, limits.signInFailures, keys, withInteraction('/signin', flow.interaction?.id ?? null))) return;
+    const address = `ip:${clientAddress(ctx)}`;
+    const account = email ? `email:${email}` : null;
+    const pair = account ? `${account} ${address}` : null;
+    const counters: Counted[] = [[limits.signInAddressFailures, address], ...(pair ? [[limits.signInFailures, pair] as Counted] : [])];
+    if (tooMany(ctx, counters, withInteraction('/signin', flow.interaction?.id ?? null))) return;
+    // Before the password is checked, right or wrong, so the wait says nothing about the outcome.
+    if (account) await limits.signInSlowDown.wait(account);
 
     const user = email ? await store.users.findOne({ email }) : null;
     if (!(await passwordMatches(user, stringField(body, 'password'))) || !user) {
-      for (const key of keys) limits.signInFailures.record(key);
+      for (const [limiter, key] of counters) limiter.record(key);
+      if (account) limits.signInSlowDown.record(account);
       return sendPage(ctx, 401, signInPage({
         ...formContext(flow, session), mode: flow.mode, email: typedEmail(body), error: { form: 'password', message: WRONG_CREDENTIALS },
       }));
     }
-    limits.signInFailures.reset(`email:${email}`);
+    // Only this address's count for the account: the account's slow-down runs out by itself, so a
+    // success cannot wipe the count of a guesser elsewhere.
+    if (pair) limits.signInFailures.reset(pair);
     await sessions.signIn(ctx, user.id);
     seeOther(ctx, destination(flow));
   });
@@ -108,7 +119,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     }
     const keys = [`email:${email}`, `ip:${clientAddress(ctx)}`];
     const back = withInteraction('/signin', interactionId);
-    if (tooMany(ctx, limits.magicLinks, keys, back)) return;
+    if (tooMany(ctx, keys.map((key): Counted => [limits.magicLinks, key]), back)) return;
     for (const key of keys) limits.magicLinks.record(key);
 
     const user = await store.users.findOne({ email });
@@ -171,7 +182,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
       error,
     }));
     const key = `ip:${clientAddress(ctx)}`;
-    if (tooMany(ctx, limits.signUps, [key], withInteraction('/signup', flow.interaction?.id ?? null))) return;
+    if (tooMany(ctx, [[limits.signUps, key]], withInteraction('/signup', flow.interaction?.id ?? null))) return;
 
     const email = emailField(body);
     const password = stringField(body, 'password');
@@ -270,9 +281,12 @@ async function passwordMatches(user: UserRecord | null, password: string | null)
   return false;
 }
 
-/** Sends the 429 page (integer Retry-After) when any key is over its limit. */
-function tooMany(ctx: Context, limiter: RateLimiter, keys: string[], back = '/signin'): boolean {
-  const waits = keys.map((key) => limiter.retryAfter(key)).filter((wait): wait is number => wait !== null);
+/** A limiter and the key an event counts under. */
+type Counted = [RateLimiter, string];
+
+/** Sends the 429 page (integer Retry-After) when any key is over its limiter's limit. */
+function tooMany(ctx: Context, counters: Counted[], back = '/signin'): boolean {
+  const waits = counters.map(([limiter, key]) => limiter.retryAfter(key)).filter((wait): wait is number => wait !== null);
   if (waits.length === 0) return false;
   const seconds = Math.trunc(Math.max(...waits));
   ctx.set('Retry-After', String(seconds));

@@ -1,7 +1,8 @@
 /**
  * Sign-in (AUTH.md "sessions and sign-in"; gaps.md "Authentication details"): password and emailed
  * links over the real stack, mail delivered through a real SMTP server (smtp-server) via SMTP_URL,
- * sessions through a cookie jar. Rate limits have their own stack (the limiters count per process).
+ * sessions through a cookie jar. Rate limits and the slow-down have their own stack (the limiters count
+ * per process), with client addresses from X-Forwarded-For.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -12,6 +13,7 @@ import { CookieJar, csrfFrom, locationOf, signIn } from '../support/browser-sess
 import { createApplication, createUser } from '../../gateway/services/accounts.js';
 import { hashPassword } from '../../gateway/auth/passwords.js';
 import { createMagicLink } from '../../gateway/auth/magic-links.js';
+import { createRateLimits } from '../../gateway/auth/rate-limit.js';
 import { hashSecret } from '../../gateway/auth/secrets.js';
 import { newId } from '../../storage/ids.js';
 import type { UserRecord } from '../../storage/store.js';
@@ -19,14 +21,14 @@ import type { UserRecord } from '../../storage/store.js';
 interface Context {
   stack: TestStack;
   smtp: SMTPServer;
+  smtpUrl: string;
   mails: string[];
 }
 
-const signin = suite<Context>('sign-in');
-
-signin.before(async (context) => {
-  context.mails = [];
-  context.smtp = new SMTPServer({
+/** A real SMTP server on a free port that keeps every mail it receives. */
+async function startMailCatcher(): Promise<Pick<Context, 'smtp' | 'smtpUrl' | 'mails'>> {
+  const mails: string[] = [];
+  const smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
@@ -34,14 +36,20 @@ signin.before(async (context) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        context.mails.push(Buffer.concat(chunks).toString('utf8'));
+        mails.push(Buffer.concat(chunks).toString('utf8'));
         callback();
       });
     },
   });
-  await new Promise<void>((resolve) => context.smtp.listen(0, '127.0.0.1', resolve));
-  const port = (context.smtp.server.address() as AddressInfo).port;
-  context.stack = await startStack({ SMTP_URL: `smtp://127.0.0.1:${port}` });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  return { smtp, mails, smtpUrl: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}` };
+}
+
+const signin = suite<Context>('sign-in');
+
+signin.before(async (context) => {
+  Object.assign(context, await startMailCatcher());
+  context.stack = await startStack({ SMTP_URL: context.smtpUrl });
 });
 
 signin.after(async (context) => {
@@ -333,24 +341,61 @@ signin('password sign-in during an authorization returns to it; sign out keeps i
 
 signin.run();
 
-const limits = suite<{ stack: TestStack }>('sign-in rate limits');
+/**
+ * The rate limits and the slow-down have their own stack: the limiters count per process. TRUST_PROXY
+ * lets each request name its client address in X-Forwarded-For, and the slow-down's pause is the
+ * test's own, so it records each delay instead of waiting it out.
+ */
+interface LimitsContext extends Context {
+  delays: number[];
+}
+
+const limits = suite<LimitsContext>('sign-in rate limits');
 
 limits.before(async (context) => {
-  context.stack = await startStack();
+  context.delays = [];
+  const mail = await startMailCatcher();
+  Object.assign(context, mail);
+  const rateLimits = createRateLimits({ pause: async (ms) => void context.delays.push(ms) });
+  context.stack = await startStack({ SMTP_URL: mail.smtpUrl, TRUST_PROXY: 'true' }, { limits: rateLimits });
 });
 limits.after(async (context) => {
   await context.stack.close();
+  await new Promise<void>((resolve) => context.smtp.close(() => resolve()));
+});
+limits.before.each((context) => {
+  context.delays.length = 0;
 });
 
-limits('repeated wrong passwords get 429 with an integer Retry-After, even for the right password', async ({ stack }) => {
-  const email = uniqueEmail('target');
-  await createUser(stack.store, { email, password: 'the right password' });
+let lastAddress = 0;
+/** A client address of its own (TEST-NET-3, RFC 5737), sent as X-Forwarded-For. */
+function newAddress(): string {
+  lastAddress += 1;
+  return `203.0.113.${lastAddress}`;
+}
+
+function from(address: string): RequestInit {
+  return { headers: { 'x-forwarded-for': address } };
+}
+
+/** `count` wrong passwords for `email` from `address`; the statuses. */
+async function wrongPasswords(stack: TestStack, email: string, address: string, count: number): Promise<number[]> {
   const jar = new CookieJar(stack.baseUrl);
   const csrf = await jar.csrf();
   const statuses: number[] = [];
-  for (let attempt = 0; attempt < 10; attempt++) statuses.push((await jar.post('/signin/password', { email, password: `guess-${attempt}`, csrf })).status);
-  assert.equal(statuses, Array(10).fill(401));
-  const blocked = await jar.post('/signin/password', { email, password: 'the right password', csrf });
+  for (let attempt = 0; attempt < count; attempt++) {
+    statuses.push((await jar.post('/signin/password', { email, password: `guess-${attempt}`, csrf }, from(address))).status);
+  }
+  return statuses;
+}
+
+limits('repeated wrong passwords for one account from one address get 429 with an integer Retry-After there, even for the right password', async ({ stack }) => {
+  const email = uniqueEmail('target');
+  await createUser(stack.store, { email, password: 'the right password' });
+  const address = newAddress();
+  assert.equal(await wrongPasswords(stack, email, address, 10), Array(10).fill(401));
+  const jar = new CookieJar(stack.baseUrl);
+  const blocked = await jar.post('/signin/password', { email, password: 'the right password', csrf: await jar.csrf() }, from(address));
   assert.is(blocked.status, 429);
   assert.match(blocked.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
   assert.is(blocked.headers.get('cache-control'), 'no-store');
@@ -360,14 +405,78 @@ limits('repeated wrong passwords get 429 with an integer Retry-After, even for t
   assert.is((await jar.get('/account')).status, 303, 'not signed in');
 });
 
+limits('a storm of wrong passwords from other addresses does not keep the owner out: they sign in from their own address', async ({ stack }) => {
+  const email = uniqueEmail('owner');
+  await createUser(stack.store, { email, password: 'the right password' });
+  const attacker = newAddress();
+  const statuses = await wrongPasswords(stack, email, attacker, 12);
+  assert.equal(statuses, [...Array(10).fill(401), 429, 429], 'the attacking address is limited for this account');
+  for (let helper = 0; helper < 3; helper++) await wrongPasswords(stack, email, newAddress(), 10);
+
+  const owner = new CookieJar(stack.baseUrl);
+  const signedIn = await owner.post('/signin/password', { email, password: 'the right password', csrf: await owner.csrf() }, from(newAddress()));
+  assert.is(signedIn.status, 303, 'no lockout of the owner from another address');
+  assert.is((await owner.get('/account')).status, 200);
+});
+
+limits('an account with recent failures is slowed down, the delay growing and capped, for every attempt before its password is checked', async (context) => {
+  const { stack, delays } = context;
+  const email = uniqueEmail('slowed');
+  await createUser(stack.store, { email, password: 'the right password' });
+  // One failure from each of ten addresses, so no (account, address) or address limit is near.
+  for (let attempt = 0; attempt < 10; attempt++) assert.equal(await wrongPasswords(stack, email, newAddress(), 1), [401]);
+  assert.equal(delays, [250, 500, 1000, 2000, 3000, 3000], 'none for the first four attempts, then doubling from 250 ms to a 3 s cap');
+  delays.length = 0;
+  const owner = new CookieJar(stack.baseUrl);
+  const signedIn = await owner.post('/signin/password', { email, password: 'the right password', csrf: await owner.csrf() }, from(newAddress()));
+  assert.is(signedIn.status, 303);
+  assert.equal(delays, [3000], 'the right password waits too, so the delay says nothing about the outcome');
+  delays.length = 0;
+  assert.equal(await wrongPasswords(stack, uniqueEmail('other'), newAddress(), 1), [401]);
+  assert.equal(delays, [], 'other accounts are not slowed');
+});
+
+limits('wrong passwords for many accounts from one address get 429 from that address only', async ({ stack }) => {
+  const address = newAddress();
+  const statuses: number[] = [];
+  for (let attempt = 0; attempt < 30; attempt++) statuses.push(...(await wrongPasswords(stack, uniqueEmail('spray'), address, 1)));
+  assert.equal(statuses, Array(30).fill(401));
+  const { email, password } = await userWithPassword(stack);
+  const jar = new CookieJar(stack.baseUrl);
+  const blocked = await jar.post('/signin/password', { email, password, csrf: await jar.csrf() }, from(address));
+  assert.is(blocked.status, 429, 'per address, across accounts');
+  assert.match(blocked.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+  const elsewhere = await jar.post('/signin/password', { email, password, csrf: await jar.csrf() }, from(newAddress()));
+  assert.is(elsewhere.status, 303, 'another address is not affected');
+});
+
+limits('the emailed link still works during a password storm, even from the limited address', async (context) => {
+  const { stack } = context;
+  const { email } = await userWithPassword(stack);
+  const address = newAddress();
+  await wrongPasswords(stack, email, address, 12);
+  for (let helper = 0; helper < 3; helper++) await wrongPasswords(stack, email, newAddress(), 10);
+  const jar = new CookieJar(stack.baseUrl);
+  const requested = await jar.post('/signin/email', { email, csrf: await jar.csrf() }, from(address));
+  assert.is(requested.status, 200, 'sending a link is not blocked by password failures');
+  const mail = await mailTo(context, email);
+  assert.ok(mail, 'the link is sent');
+  const token = linkTokenIn(mail!);
+  const page = await jar.get(`/signin/link?token=${token}`, from(address));
+  const used = await jar.post('/signin/link', { token, csrf: csrfFrom(await page.text()) }, from(address));
+  assert.is(used.status, 303);
+  assert.is((await jar.get('/account')).status, 200, 'signed in by the link');
+});
+
 limits('repeated link requests get 429 with an integer Retry-After', async ({ stack }) => {
   const email = uniqueEmail('flood');
+  const address = newAddress();
   const jar = new CookieJar(stack.baseUrl);
   const csrf = await jar.csrf();
   const statuses: number[] = [];
-  for (let attempt = 0; attempt < 6; attempt++) statuses.push((await jar.post('/signin/email', { email, csrf })).status);
+  for (let attempt = 0; attempt < 6; attempt++) statuses.push((await jar.post('/signin/email', { email, csrf }, from(address))).status);
   assert.equal(statuses, [200, 200, 200, 200, 200, 429]);
-  const blocked = await jar.post('/signin/email', { email: uniqueEmail('other'), csrf });
+  const blocked = await jar.post('/signin/email', { email: uniqueEmail('other'), csrf }, from(address));
   assert.is(blocked.status, 429, 'per address too');
   assert.match(blocked.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
 });

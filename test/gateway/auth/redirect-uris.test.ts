@@ -115,7 +115,7 @@ test('createApplication refuses a bad redirect URI with a 422 naming its index [
   const store = await openStore({ mongodbUri: null, sqliteFile: ':memory:' });
   try {
     const owner = await createUser(store, { email: 'owner@example.com' });
-    for (const uri of ['http://app.example.com/cb', 'https://app.example.com/cb#x', 'https://app.example.com/a/%2e%2e/b', 'javascript:alert(1)']) {
+    for (const uri of ['http://app.example.com/cb', 'https://app.example.com/cb#x', 'https://app.example.com/a/%2e%2e/b', 'https://app.example.com/cb/..;/x', 'javascript:alert(1)']) {
       try {
         await createApplication(store, owner.id, { name: 'Bad redirect', redirect_uris: ['https://app.example.com/ok', uri] });
         assert.unreachable(`${uri} was accepted`);
@@ -182,6 +182,37 @@ test('rejects a redirect_uri outside the registered path [traversal]', () => {
   ]) {
     refuses(APP, requested);
   }
+});
+
+/**
+ * Path parameters: servlet containers (Tomcat, Jetty) cut `;…` off each segment before routing, so
+ * `/cb/..;/x` reaches `/x` there while it looks like a sub-path of `/cb` here; a `;` in any form is
+ * refused in the path of an https or loopback redirect URI.
+ */
+const PATH_PARAMETER_FORMS = ['..;', ';', '%3b', '%3B', ';jsessionid=1', '%3bjsessionid=1', '..%3b', '..%3B', '.;', 'x;y', 'x%3By', '%2e%2e;', ';x=..'];
+
+test('rejects a path parameter (;) in the first, a middle or the last segment, in any encoding [traversal]', () => {
+  for (const form of PATH_PARAMETER_FORMS) {
+    for (const requested of [
+      `https://app.example.com/cb/${form}/x`, `https://app.example.com/cb/${form}`, `https://app.example.com/cb/a/${form}/b`,
+      `https://app.example.com/cb${form}`, `https://app.example.com/cb/x${form}`, `http://localhost:3000/cb/${form}/x`,
+    ]) {
+      refuses([APP, 'https://app.example.com', 'http://localhost/cb'], requested);
+    }
+    for (const registered of [`https://app.example.com/${form}/cb`, `https://app.example.com/cb/${form}`, `https://app.example.com/cb${form}`, `http://localhost/cb/${form}`]) {
+      unregistrable(registered);
+      refuses(registered, registered);
+    }
+  }
+  refuses(APP, 'https://app.example.com/cb/..;/x');
+  refuses(APP, 'https://app.example.com/cb/;x');
+  refuses('https://app.example.com', 'https://app.example.com/;jsessionid=ABC');
+});
+
+test('keeps a ; in the query, and in a custom scheme matched as a whole string [custom schemes exact]', () => {
+  admits('https://app.example.com/cb?a=1;b=2', 'https://app.example.com/cb/x?a=1;b=2');
+  admits('myapp://cb;x', 'myapp://cb;x');
+  refuses('myapp://cb;x', 'myapp://cb;y');
 });
 
 test('rejects user information and look-alike hosts [authority tricks]', () => {
