@@ -50,6 +50,12 @@ export class RateLimiter {
     window.count += 1;
   }
 
+  /** Takes back one event counted for `key` in its current window (an attempt counted up front that succeeded). */
+  release(key: string, now = Date.now()): void {
+    const window = this.windows.get(key);
+    if (window && window.resetAt > now && window.count > 0) window.count -= 1;
+  }
+
   /** Forgets `key` (a successful sign-in clears its failures). */
   reset(key: string): void {
     this.windows.delete(key);
@@ -84,7 +90,8 @@ export type Pause = (ms: number) => Promise<void>;
  * nothing until `free` failures are counted, then `firstDelayMs`, doubling with each further failure,
  * at most `maxDelayMs`. The wait comes before the check and applies to a correct attempt too: if only
  * failures waited, a guesser could give up on any answer slower than a success and guess at full speed.
- * It does not queue parallel attempts; the per-address limits bound those.
+ * An attempt counts as a failure from the moment it starts (`attempt`) until it succeeds (`release`),
+ * so parallel attempts wait for each other's failures instead of all passing at the first delay.
  */
 export class SlowDown {
   private readonly failures: RateLimiter;
@@ -100,15 +107,19 @@ export class SlowDown {
     return Math.min(this.policy.maxDelayMs, this.policy.firstDelayMs * 2 ** Math.min(beyond, 30));
   }
 
-  /** Waits the delay due for `key` (nothing when none is). */
-  async wait(key: string, now = Date.now()): Promise<void> {
+  /**
+   * Starts an attempt on `key`: counts it as a failure now (synchronously, so a parallel attempt sees it)
+   * and waits the delay that was due before it.
+   */
+  async attempt(key: string, now = Date.now()): Promise<void> {
     const ms = this.delayMs(key, now);
+    this.failures.record(key, now);
     if (ms > 0) await this.pause(ms);
   }
 
-  /** Counts one failure for `key`. */
-  record(key: string, now = Date.now()): void {
-    this.failures.record(key, now);
+  /** The attempt succeeded: it no longer counts as a failure. */
+  release(key: string): void {
+    this.failures.release(key);
   }
 }
 

@@ -87,19 +87,22 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     const pair = account ? `${account} ${address}` : null;
     const counters: Counted[] = [[limits.signInAddressFailures, address], ...(pair ? [[limits.signInFailures, pair] as Counted] : [])];
     if (tooMany(ctx, counters, withInteraction('/signin', flow.interaction?.id ?? null))) return;
+    // Every attempt counts as a failure from here, in the same tick as the check above, so parallel
+    // attempts see each other and cannot all pass the limits at once; a success gives its count back.
+    for (const [limiter, key] of counters) limiter.record(key);
     // Before the password is checked, right or wrong, so the wait says nothing about the outcome.
-    if (account) await limits.signInSlowDown.wait(account);
+    if (account) await limits.signInSlowDown.attempt(account);
 
     const user = email ? await store.users.findOne({ email }) : null;
     if (!(await passwordMatches(user, stringField(body, 'password'))) || !user) {
-      for (const [limiter, key] of counters) limiter.record(key);
-      if (account) limits.signInSlowDown.record(account);
       return sendPage(ctx, 401, signInPage({
         ...formContext(flow, session), mode: flow.mode, email: typedEmail(body), error: { form: 'password', message: WRONG_CREDENTIALS },
       }));
     }
-    // Only this address's count for the account: the account's slow-down runs out by itself, so a
-    // success cannot wipe the count of a guesser elsewhere.
+    // Only this address's count for the account is cleared: the account's slow-down runs out by itself,
+    // so a success cannot wipe the count of a guesser elsewhere.
+    limits.signInAddressFailures.release(address);
+    if (account) limits.signInSlowDown.release(account);
     if (pair) limits.signInFailures.reset(pair);
     await sessions.signIn(ctx, user.id);
     seeOther(ctx, destination(flow));

@@ -436,6 +436,30 @@ limits('an account with recent failures is slowed down, the delay growing and ca
   assert.equal(delays, [], 'other accounts are not slowed');
 });
 
+limits('a parallel burst of wrong passwords cannot pass the limit together: each attempt counts from the moment it is checked', async ({ stack }) => {
+  const email = uniqueEmail('burst');
+  await createUser(stack.store, { email, password: 'the right password' });
+  const address = newAddress();
+  const jar = new CookieJar(stack.baseUrl);
+  const csrf = await jar.csrf();
+  const statuses = await Promise.all(Array.from({ length: 16 }, (_, attempt) => jar.post('/signin/password', { email, password: `guess-${attempt}`, csrf }, from(address)).then((response) => response.status)));
+  assert.equal(statuses.filter((status) => status === 401).length, 10, 'exactly the limit is checked');
+  assert.equal(statuses.filter((status) => status === 429).length, 6);
+});
+
+limits('a successful sign-in gives back the failure its attempt counted up front', async ({ stack }) => {
+  const email = uniqueEmail('returns');
+  await createUser(stack.store, { email, password: 'the right password' });
+  const address = newAddress();
+  // Thirty different accounts' worth of budget from one address: 29 failures, then successes keep the address usable.
+  for (let attempt = 0; attempt < 29; attempt++) assert.equal(await wrongPasswords(stack, uniqueEmail(`spray-${attempt}`), address, 1), [401]);
+  for (let round = 0; round < 3; round++) {
+    const jar = new CookieJar(stack.baseUrl);
+    assert.is((await jar.post('/signin/password', { email, password: 'the right password', csrf: await jar.csrf() }, from(address))).status, 303, `success ${round + 1}`);
+  }
+  assert.equal(await wrongPasswords(stack, uniqueEmail('spray-last'), address, 2), [401, 429], 'the thirtieth failure is the last one allowed');
+});
+
 limits('wrong passwords for many accounts from one address get 429 from that address only', async ({ stack }) => {
   const address = newAddress();
   const statuses: number[] = [];
