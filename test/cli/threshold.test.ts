@@ -1,0 +1,82 @@
+/**
+ * The `threshold` command line as a person meets it, run as a real process: help and version, and
+ * its usage errors. The service itself (`threshold serve`) and the other commands are covered in
+ * test/gateway/processes.test.ts.
+ */
+import { suite } from '../support/uvu.js';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../support/processes.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { COMMANDS } from '../../cli/commands/index.js';
+import type { OptionSpecs } from '../../cli/command.js';
+
+const cli = suite('threshold command line');
+
+/** Help text with its wrapping undone, to look for a whole sentence. */
+const flat = (text: string) => text.replace(/\s+/g, ' ');
+
+cli('prints the usage, naming every command with its summary, for --help, -h and help', () => {
+  const outputs = [['--help'], ['-h'], ['help']].map((args) => runCli(args, {}));
+  for (const output of outputs) {
+    assert.is(output.status, 0, output.stderr);
+    assert.is(output.stderr, '');
+  }
+  assert.is(outputs[1]!.stdout, outputs[0]!.stdout);
+  assert.is(outputs[2]!.stdout, outputs[0]!.stdout);
+  for (const command of COMMANDS) assert.match(flat(outputs[0]!.stdout), `${command.words} ${command.summary}`);
+  assert.match(outputs[0]!.stdout, 'threshold help <command>');
+});
+
+cli('prints the version of the package for --version and -v', () => {
+  const { version } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-v']) {
+    const output = runCli([flag], {});
+    assert.is(output.status, 0, output.stderr);
+    assert.is(output.stdout, `${version}\n`);
+  }
+});
+
+cli('prints each command\'s own help, every option described, for <command> --help and help <command>', () => {
+  for (const command of COMMANDS) {
+    const words = command.words.split(' ');
+    const own = runCli([...words, '--help'], {});
+    assert.is(own.status, 0, own.stderr);
+    assert.match(own.stdout, `usage: threshold ${command.words}`);
+    for (const [name, option] of Object.entries(command.options as OptionSpecs)) {
+      assert.match(flat(own.stdout), `--${name}`);
+      assert.match(flat(own.stdout), option.description);
+    }
+    if (command.words === 'token mint' || command.words === 'import') {
+      const viaHelp = runCli(['help', ...words], {});
+      assert.is(viaHelp.status, 0, viaHelp.stderr);
+      assert.is(viaHelp.stdout, own.stdout, 'help <command> prints the same text');
+      assert.is(runCli([...words, '-h'], {}).stdout, own.stdout, '-h too');
+    }
+  }
+});
+
+cli('refuses an unknown command, a missing word and an unknown option with exit 2, a JSON error and a hint', () => {
+  const unknown = runCli(['frobnicate'], {});
+  assert.is(unknown.status, 2);
+  assert.equal(unknown.json, { error: "unknown command 'frobnicate'" });
+  assert.match(unknown.stderr, 'threshold --help');
+  assert.is(unknown.stdout, '');
+
+  const partial = runCli(['app', 'secret'], {});
+  assert.is(partial.status, 2);
+  assert.match(String((partial.json as { error: string }).error), 'app secret add, app secret delete');
+
+  const badOption = runCli(['user', 'create', '--emial', 'a@example.com'], {});
+  assert.is(badOption.status, 2);
+  assert.match(String((badOption.json as { error: string }).error), '--emial');
+  assert.match(badOption.stderr, 'threshold user create --help');
+
+  const nothing = runCli([], {});
+  assert.is(nothing.status, 2);
+  assert.equal(nothing.json, { error: 'no command given' });
+  assert.is(runCli(['help', 'frobnicate'], {}).status, 2);
+});
+
+cli.run();
