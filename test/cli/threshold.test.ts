@@ -1,13 +1,13 @@
 /**
- * The `threshold` command line as a person meets it, run as a real process: help and version, and
- * its usage errors. The service itself (`threshold serve`) and the other commands are covered in
- * test/gateway/processes.test.ts.
+ * The `threshold` command line as a person meets it, run as a real process: help and version, its
+ * usage errors and `user list`. The service itself (`threshold serve`) and the other commands are covered in test/gateway/processes.test.ts.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../support/processes.js';
+import { tempDir } from '../support/stack.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { COMMANDS } from '../../cli/commands/index.js';
 import type { OptionSpecs } from '../../cli/command.js';
@@ -77,6 +77,28 @@ cli('refuses an unknown command, a missing word and an unknown option with exit 
   assert.is(nothing.status, 2);
   assert.equal(nothing.json, { error: 'no command given' });
   assert.is(runCli(['help', 'frobnicate'], {}).status, 2);
+});
+
+cli('lists users oldest first, each field named and no password hash', () => {
+  const dataDir = tempDir();
+  const env = { DATA_DIR: dataDir };
+  try {
+    const first = runCli(['user', 'create', '--email', 'First@example.com', '--password', 'correct horse battery', '--first-name', 'Ada'], env);
+    const second = runCli(['user', 'create', '--email', 'second@example.com'], env);
+    const listed = runCli(['user', 'list'], env);
+    assert.is(listed.status, 0, listed.stderr);
+    const users = listed.json as Record<string, unknown>[];
+    assert.equal(users.map((user) => user.id), [(first.json as { id: string }).id, (second.json as { id: string }).id]);
+    assert.equal(Object.keys(users[0]!).sort(), ['admin', 'email', 'first_name', 'id', 'last_name', 'managed_by', 'registered_at']);
+    assert.equal(users[0], { ...users[0], email: 'first@example.com', first_name: 'Ada', last_name: null, admin: false, managed_by: null });
+    assert.match(String(users[0]!.registered_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.not.match(listed.stdout, 'scrypt');
+
+    const filtered = runCli(['user', 'list', '--email', 'SECOND@example.com'], env);
+    assert.equal((filtered.json as { id: string }[]).map((user) => user.id), [(second.json as { id: string }).id]);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 cli.run();
