@@ -1,16 +1,18 @@
 /**
  * The `threshold` command line as a person meets it, run as a real process: help and version, its
- * usage errors and `user list`. The service itself (`threshold serve`) and the other commands are covered in test/gateway/processes.test.ts.
+ * usage errors, `user list`, and `token mint --expires-in` against a started stack. The service
+ * itself (`threshold serve`) and the other commands are covered in test/gateway/processes.test.ts.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../support/processes.js';
-import { tempDir } from '../support/stack.js';
+import { startStack, tempDir } from '../support/stack.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { COMMANDS } from '../../cli/commands/index.js';
 import type { OptionSpecs } from '../../cli/command.js';
+import { MAX_LIFETIME_S } from '../../cli/commands/tokens.js';
 
 const cli = suite('threshold command line');
 
@@ -98,6 +100,36 @@ cli('lists users oldest first, each field named and no password hash', () => {
     assert.equal((filtered.json as { id: string }[]).map((user) => user.id), [(second.json as { id: string }).id]);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+cli('mints a token with the asked lifetime that a running gateway accepts, and refuses one beyond the cap', async () => {
+  const stack = await startStack();
+  try {
+    const env = { DATA_DIR: stack.dataDir, BASE_URL: stack.baseUrl };
+    const userId = ((runCli(['user', 'create', '--email', 'local@example.com'], env)).json as { id: string }).id;
+    const day = 24 * 3600;
+    const minted = runCli(['token', 'mint', '--user', userId, '--scopes', 'activities:read', '--expires-in', String(day)], env);
+    assert.is(minted.status, 0, minted.stderr);
+    const token = minted.json as { access_token: string; expires_in: number };
+    assert.is(token.expires_in, day);
+    const claims = JSON.parse(Buffer.from(token.access_token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number; iat: number };
+    assert.is(claims.exp - claims.iat, day);
+    assert.is((await stack.get('/api/v1/activities/', token.access_token)).status, 200);
+
+    const longest = runCli(['token', 'mint', '--user', userId, '--scopes', 'activities:read', '--expires-in', String(MAX_LIFETIME_S)], env);
+    assert.is((longest.json as { expires_in: number }).expires_in, MAX_LIFETIME_S);
+    assert.is((await stack.get('/api/v1/activities/', (longest.json as { access_token: string }).access_token)).status, 200);
+    const usual = runCli(['token', 'mint', '--user', userId, '--scopes', 'activities:read'], env);
+    assert.is((usual.json as { expires_in: number }).expires_in, 900, 'the default stays 15 minutes');
+
+    for (const refused of [String(MAX_LIFETIME_S + 1), '59', '3600.5', '1e4', '-900']) {
+      const result = runCli(['token', 'mint', '--user', userId, '--scopes', 'activities:read', `--expires-in=${refused}`], env);
+      assert.is(result.status, 2, refused);
+      assert.match(String((result.json as { error: string }).error), '--expires-in must be a whole number of seconds from 60 to 2592000');
+    }
+  } finally {
+    await stack.close();
   }
 });
 
