@@ -68,6 +68,7 @@ function unknownCommand(argv: string[]): number {
   const firstOption = argv.findIndex((arg) => arg.startsWith('-'));
   const words = firstOption < 0 ? argv : argv.slice(0, firstOption);
   const under = commandsUnder(words);
+  if (under.length > 0 && asksForHelp(argv)) return print(`${listing(under)}\n`);
   if (under.length > 0) {
     return usageFailure(`'${words.join(' ')}' needs one more word: ${under.map((command) => command.words).join(', ')}`, `${listing(under)}\n`);
   }

@@ -69,6 +69,9 @@ cli('refuses an unknown command, a missing word and an unknown option with exit 
   const partial = runCli(['app', 'secret'], {});
   assert.is(partial.status, 2);
   assert.match(String((partial.json as { error: string }).error), 'app secret add, app secret delete');
+  const group = runCli(['app', 'secret', '--help'], {});
+  assert.is(group.status, 0, 'asked for help, the group lists its commands');
+  assert.match(group.stdout, 'app secret delete');
 
   const badOption = runCli(['user', 'create', '--emial', 'a@example.com'], {});
   assert.is(badOption.status, 2);
