@@ -7,8 +7,8 @@ import type { Logger } from '../domain/logger.js';
 import { createLogger } from '../domain/logger.js';
 import { ConfigError } from '../domain/config-error.js';
 import type { Store } from '../storage/store.js';
-import { openStore } from '../storage/open-store.js';
-import { sqliteFileFor } from '../storage/config.js';
+import { openStore, storeLocation } from '../storage/open-store.js';
+import { storeOptionsFor } from '../storage/config.js';
 import { loadEngineConfig } from '../engine/config.js';
 import { startEngine } from '../engine/server.js';
 import { loadGatewayConfig } from '../gateway/config.js';
@@ -26,11 +26,12 @@ export interface RunningStack {
 export async function startStack(options: { env: Record<string, string | undefined>; store?: Store; limits?: RateLimits }): Promise<RunningStack> {
   const [engineConfig, gatewayConfig] = loadBoth(options.env);
   const logger = createLogger({ level: gatewayConfig.logLevel, name: 'threshold' });
-  const store = options.store ?? (await openStore({
-    mongodbUri: gatewayConfig.store.mongodbUri,
-    mongodbDatabase: gatewayConfig.store.mongodbDatabase,
-    sqliteFile: sqliteFileFor(gatewayConfig.store),
-  }));
+  let store = options.store;
+  if (!store) {
+    const storeOptions = storeOptionsFor(gatewayConfig.store);
+    store = await openStore(storeOptions);
+    logger.info(storeLocation(storeOptions), 'store opened');
+  }
   const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }) });
   try {
     const gateway = await startGateway({

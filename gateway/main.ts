@@ -1,7 +1,7 @@
 /** The gateway as its own process (`npm run start:gateway`): config, store, listen — nothing else. */
 import { createLogger } from '../domain/logger.js';
-import { openStore } from '../storage/open-store.js';
-import { sqliteFileFor } from '../storage/config.js';
+import { openStore, storeLocation } from '../storage/open-store.js';
+import { storeOptionsFor } from '../storage/config.js';
 import { loadGatewayConfig } from './config.js';
 import { startGateway } from './server.js';
 import { exitOnSignals, reportStartupFailure } from '../domain/process.js';
@@ -9,7 +9,9 @@ import { exitOnSignals, reportStartupFailure } from '../domain/process.js';
 try {
   const config = loadGatewayConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'gateway' });
-  const store = await openStore({ mongodbUri: config.store.mongodbUri, mongodbDatabase: config.store.mongodbDatabase, sqliteFile: sqliteFileFor(config.store) });
+  const storeOptions = storeOptionsFor(config.store);
+  const store = await openStore(storeOptions);
+  logger.info(storeLocation(storeOptions), 'store opened');
   const gateway = await startGateway({ config, store, logger });
   exitOnSignals(logger, async () => {
     await gateway.close();

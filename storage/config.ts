@@ -4,6 +4,7 @@
  * Every problem is pushed to `problems`, so a process reports all of them at once.
  */
 import path from 'node:path';
+import type { StoreOptions } from './open-store.js';
 
 export interface StoreConfig {
   /** Directory of the embedded SQLite file, or ':memory:' for a store that lives and dies with the process. */
@@ -48,4 +49,9 @@ export function readStoreConfig(env: Record<string, string | undefined>, problem
 /** The embedded store's file: `<dataDir>/threshold.sqlite`, or ':memory:'. */
 export function sqliteFileFor(config: StoreConfig): string {
   return config.dataDir === ':memory:' ? ':memory:' : path.join(config.dataDir, 'threshold.sqlite');
+}
+
+/** What `openStore` and `storeLocation` take, for this configuration. */
+export function storeOptionsFor(config: StoreConfig): StoreOptions {
+  return { mongodbUri: config.mongodbUri, mongodbDatabase: config.mongodbDatabase, sqliteFile: sqliteFileFor(config) };
 }

@@ -1,11 +1,11 @@
 /**
  * Access tokens (AUTH.md "minting" and "resource server"): RS256 JWTs with `typ: at+jwt`, living
- * 15 minutes. Verification pins the algorithm, the type and the issuer, refuses key-carrying headers
- * (`jku`, `x5u`, `jwk`, `x5c`), looks the `kid` up only in our own key ring, and then checks that what
- * the token stands on is still live: the user, and for app tokens the application, the user's grant
- * and the client secret it was issued under, and that its issuance (claim `iid`, auth/issuances.ts) was
- * not revoked by a replayed code — read from the grant, so no lookup is added. Revoking any of them
- * ends the token at once. A delegated
+ * 15 minutes (only `threshold token mint --expires-in` asks for longer). Verification pins the
+ * algorithm, the type and the issuer, refuses key-carrying headers (`jku`, `x5u`, `jwk`, `x5c`), looks
+ * the `kid` up only in our own key ring, and then checks that what the token stands on is still live:
+ * the user, and for app tokens the application, the user's grant and the client secret it was issued
+ * under, and that its issuance (claim `iid`, auth/issuances.ts) was not revoked by a replayed code —
+ * read from the grant, so no lookup is added. Revoking any of them ends the token at once. A delegated
  * token (`act.sub`, auth/delegation.ts) also stands on its delegation basis: the managed relation, or
  * the team authorization and the actor's membership; losing it ends the token at once as well.
  */
@@ -52,6 +52,13 @@ export interface MintRequest {
   org?: string | null;
   /** With `actorId`: the minting token's scopes, recorded so the principal token is never wider. */
   mintingScopes?: readonly string[] | null;
+  /**
+   * Lifetime in seconds; omitted means ACCESS_TOKEN_TTL_S (15 minutes), what every OAuth endpoint
+   * issues. Only `threshold token mint --expires-in` asks for another. Verification does not bound
+   * it: a retired signing key stops verifying 15 minutes (plus 30 s) after `keys rotate`, whatever
+   * the token's `exp`.
+   */
+  lifetimeS?: number;
   now?: number;
 }
 
@@ -66,6 +73,8 @@ const FORBIDDEN_HEADERS = ['jku', 'x5u', 'jwk', 'x5c', 'crit'];
 export async function mintAccessToken(keys: SigningKeys, request: MintRequest): Promise<MintedToken> {
   const { kid, privateKey } = keys.current();
   const now = Math.floor((request.now ?? Date.now()) / 1000);
+  const lifetimeS = request.lifetimeS ?? ACCESS_TOKEN_TTL_S;
+  if (!Number.isSafeInteger(lifetimeS) || lifetimeS <= 0) throw new RangeError(`access token: lifetime must be a positive whole number of seconds, got ${lifetimeS}`);
   const claims: Record<string, unknown> = { scope: request.scopes.join(' ') };
   if (request.applicationId) claims.client_id = request.applicationId;
   if (request.clientSecretId) claims.cs = request.clientSecretId;
@@ -78,10 +87,10 @@ export async function mintAccessToken(keys: SigningKeys, request: MintRequest): 
     .setIssuer(request.issuer)
     .setSubject(request.userId)
     .setIssuedAt(now)
-    .setExpirationTime(now + ACCESS_TOKEN_TTL_S)
+    .setExpirationTime(now + lifetimeS)
     .setJti(randomBytes(16).toString('base64url'));
   if (request.applicationId) jwt = jwt.setAudience(request.applicationId);
-  return { access_token: await jwt.sign(privateKey), token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S };
+  return { access_token: await jwt.sign(privateKey), token_type: 'Bearer', expires_in: lifetimeS };
 }
 
 /** Why a token was refused; the message is safe to show (it never echoes the token). */

@@ -15,15 +15,7 @@ import { COLLECTION_NAMES, SCHEMA, indexName, type IndexSpec } from '../schema.j
 import { batchStep, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
 import { MongoCollection, type StoredDoc } from './mongo-collection.js';
 import { MongoBlobs } from './mongo-blobs.js';
-
-const DEFAULT_DATABASE = 'threshold';
-
-/** The database a connection string names in its path (`mongodb://host/<db>?…`), or null. */
-export function databaseNamedBy(uri: string): string | null {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]*)/.exec(uri);
-  const name = match?.[1] ? decodeURIComponent(match[1]) : '';
-  return name === '' ? null : name;
-}
+import { DEFAULT_DATABASE, databaseNamedBy } from './uri.js';
 
 /**
  * A SCHEMA index as MongoDB creates it. Sparse unique indexes are partial indexes over

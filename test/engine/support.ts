@@ -9,7 +9,7 @@ import { DecodeError } from '../../engine/ingest/decode-error.js';
 import { createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient } from '../../engine/contract.js';
 import { startEngine } from '../../engine/server.js';
 import type { SourceRecord, Store } from '../../storage/store.js';
-import { sqliteFileFor } from '../../storage/config.js';
+import { storeOptionsFor } from '../../storage/config.js';
 import { newId } from '../../storage/ids.js';
 import { openStore } from '../../storage/open-store.js';
 
@@ -94,7 +94,7 @@ export function testConfig(overrides: Partial<EngineConfig> = {}): EngineConfig 
 /** The real embedded store, in memory. */
 export function openTestStore(): Promise<Store> {
   const { store } = testConfig();
-  return openStore({ mongodbUri: store.mongodbUri, mongodbDatabase: store.mongodbDatabase, sqliteFile: sqliteFileFor(store) });
+  return openStore(storeOptionsFor(store));
 }
 
 export interface TestEngine {

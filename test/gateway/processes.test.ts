@@ -9,10 +9,13 @@ import path from 'node:path';
 import { csvActivity } from '../support/uploads.js';
 import { startProcess, runCli } from '../support/processes.js';
 import { tempDir } from '../support/stack.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const processes = suite('processes');
 
 const listening = (line: Record<string, unknown>) => line.msg === 'gateway listening';
+const storeOpened = (line: Record<string, unknown>) => line.msg === 'store opened';
+const pick = (line: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(keys.map((key) => [key, line[key]]));
 
 processes('runs gateway and engine as separate processes on one store', async () => {
   const dataDir = tempDir();
@@ -20,9 +23,11 @@ processes('runs gateway and engine as separate processes on one store', async ()
   const engine = startProcess('dist/engine/main.js', { ...common, ENGINE_ADDRESS: '127.0.0.1:0' });
   try {
     const engineLine = await engine.waitForLog((line) => typeof line.address === 'string');
+    assert.equal(pick(await engine.waitForLog(storeOpened), 'backend', 'file'), { backend: 'sqlite', file: path.join(dataDir, 'threshold.sqlite') });
     const gateway = startProcess('dist/gateway/main.js', { ...common, PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: String(engineLine.address) });
     try {
       const { port } = await gateway.waitForLog(listening);
+      assert.equal(pick(await gateway.waitForLog(storeOpened), 'backend', 'file'), { backend: 'sqlite', file: path.join(dataDir, 'threshold.sqlite') });
       const baseUrl = `http://localhost:${port}`;
       const ready = await fetch(`${baseUrl}/readyz`);
       assert.is(ready.status, 200, await ready.clone().text());
@@ -45,13 +50,16 @@ processes('runs gateway and engine as separate processes on one store', async ()
   }
 });
 
-processes('npm start serves everything and keeps users, keys and data across a restart', async () => {
+processes('npm start serves everything, says where its data lives, and keeps users, keys and data across a restart', async () => {
   const dataDir = tempDir();
-  // A fixed BASE_URL keeps the issuer stable while PORT=0 picks a new port on each start.
-  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', BASE_URL: 'http://localhost:8080', ENGINE_THREADS: '1' };
+  // A fixed BASE_URL keeps the issuer stable while PORT=0 picks a new port on each start; DATA_DIR is
+  // given relative to the working directory, and the log names the file's absolute path.
+  const env = { DATA_DIR: path.relative(REPO_ROOT, dataDir), PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', BASE_URL: 'http://localhost:8080', ENGINE_THREADS: '1' };
   try {
     let service = startProcess('dist/cli/threshold.js', env, ['serve']);
     let { port } = await service.waitForLog(listening);
+    const store = await service.waitForLog(storeOpened);
+    assert.equal(pick(store, 'backend', 'file', 'level'), { backend: 'sqlite', file: path.join(dataDir, 'threshold.sqlite'), level: 30 });
     const jwksBefore = await (await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`)).json();
     const user = runCli(['user', 'create', '--email', 'restart@example.com', '--first-name', 'Ada'], env);
     assert.is(user.status, 0, user.stderr);

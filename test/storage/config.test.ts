@@ -3,8 +3,8 @@ import path from 'node:path';
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { STORE_DEFAULTS, readStoreConfig, sqliteFileFor } from '../../storage/config.js';
-import { openStore } from '../../storage/open-store.js';
-import { databaseNamedBy } from '../../storage/mongo/mongo-store.js';
+import { openStore, storeLocation } from '../../storage/open-store.js';
+import { databaseNamedBy, hostsOf } from '../../storage/mongo/uri.js';
 
 const test = suite('storage config');
 
@@ -40,6 +40,20 @@ test('finds the database a MongoDB URI names', () => {
   assert.is(databaseNamedBy('mongodb://u:p%2F@h1:27017,h2:27017/db%31'), 'db1');
   assert.is(databaseNamedBy('mongodb://localhost:27017/?replicaSet=rs0'), null);
   assert.is(databaseNamedBy('mongodb+srv://cluster.example.com'), null);
+});
+
+test('describes where the data lives without the credentials or options of a MongoDB URI', () => {
+  assert.is(hostsOf('mongodb://admin:s3cret@h1:27017,h2:27017/prod?replicaSet=rs0&authSource=admin'), 'mongodb://h1:27017,h2:27017');
+  assert.is(hostsOf('mongodb+srv://u:p%40ss@cluster.example.com/?retryWrites=true'), 'mongodb+srv://cluster.example.com');
+  assert.is(hostsOf('mongodb://u:unescaped/sl@sh@localhost/db'), 'mongodb://localhost');
+  assert.is(hostsOf('mongodb://localhost'), 'mongodb://localhost');
+  assert.equal(storeLocation({ mongodbUri: 'mongodb://admin:s3cret@db.example.com/prod', mongodbDatabase: 'other', sqliteFile: 'x' }),
+    { backend: 'mongo', hosts: 'mongodb://db.example.com', database: 'prod' });
+  assert.equal(storeLocation({ mongodbUri: 'mongodb://db.example.com', mongodbDatabase: 'other', sqliteFile: 'x' }),
+    { backend: 'mongo', hosts: 'mongodb://db.example.com', database: 'other' });
+  assert.equal(storeLocation({ mongodbUri: null, sqliteFile: path.join('data', 'threshold.sqlite') }),
+    { backend: 'sqlite', file: path.resolve('data', 'threshold.sqlite') });
+  assert.equal(storeLocation({ mongodbUri: null, sqliteFile: ':memory:' }), { backend: 'sqlite', file: ':memory:' });
 });
 
 test('opens the embedded store when no MongoDB URI is configured', async () => {

@@ -67,8 +67,11 @@ export function startProcess(script: string, env: Record<string, string>, args: 
   };
 }
 
-/** Runs the `threshold` command-line tool to completion. */
-export function runCli(args: string[], env: Record<string, string>): { status: number | null; json: unknown; stderr: string } {
+/**
+ * Runs the `threshold` command-line tool to completion. `json` is stdout parsed on success, else the
+ * first line of stderr parsed (the error); null when that is not JSON (help text, a crash).
+ */
+export function runCli(args: string[], env: Record<string, string>): { status: number | null; json: unknown; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli/threshold.js'), ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -81,5 +84,5 @@ export function runCli(args: string[], env: Record<string, string>): { status: n
   } catch {
     json = null;
   }
-  return { status: result.status, json, stderr: result.stderr };
+  return { status: result.status, json, stdout: result.stdout, stderr: result.stderr };
 }

@@ -1,0 +1,139 @@
+/**
+ * The `threshold` command line as a person meets it, run as a real process: help and version, its
+ * usage errors, `user list`, and `token mint --expires-in` against a started stack. The service
+ * itself (`threshold serve`) and the other commands are covered in test/gateway/processes.test.ts.
+ */
+import { suite } from '../support/uvu.js';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCli } from '../support/processes.js';
+import { startStack, tempDir } from '../support/stack.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { COMMANDS } from '../../cli/commands/index.js';
+import type { OptionSpecs } from '../../cli/command.js';
+import { MAX_LIFETIME_S } from '../../cli/commands/tokens.js';
+
+const cli = suite('threshold command line');
+
+/** Help text with its wrapping undone, to look for a whole sentence. */
+const flat = (text: string) => text.replace(/\s+/g, ' ');
+
+cli('prints the usage, naming every command with its summary, for --help, -h and help', () => {
+  const outputs = [['--help'], ['-h'], ['help']].map((args) => runCli(args, {}));
+  for (const output of outputs) {
+    assert.is(output.status, 0, output.stderr);
+    assert.is(output.stderr, '');
+  }
+  assert.is(outputs[1]!.stdout, outputs[0]!.stdout);
+  assert.is(outputs[2]!.stdout, outputs[0]!.stdout);
+  for (const command of COMMANDS) assert.match(flat(outputs[0]!.stdout), `${command.words} ${command.summary}`);
+  assert.match(outputs[0]!.stdout, 'threshold help <command>');
+});
+
+cli('prints the version of the package for --version and -v', () => {
+  const { version } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-v']) {
+    const output = runCli([flag], {});
+    assert.is(output.status, 0, output.stderr);
+    assert.is(output.stdout, `${version}\n`);
+  }
+});
+
+cli('prints each command\'s own help, every option described, for <command> --help and help <command>', () => {
+  for (const command of COMMANDS) {
+    const words = command.words.split(' ');
+    const own = runCli([...words, '--help'], {});
+    assert.is(own.status, 0, own.stderr);
+    assert.match(own.stdout, `usage: threshold ${command.words}`);
+    for (const [name, option] of Object.entries(command.options as OptionSpecs)) {
+      assert.match(flat(own.stdout), `--${name}`);
+      assert.match(flat(own.stdout), option.description);
+    }
+    if (command.words === 'token mint' || command.words === 'import') {
+      const viaHelp = runCli(['help', ...words], {});
+      assert.is(viaHelp.status, 0, viaHelp.stderr);
+      assert.is(viaHelp.stdout, own.stdout, 'help <command> prints the same text');
+      assert.is(runCli([...words, '-h'], {}).stdout, own.stdout, '-h too');
+    }
+  }
+});
+
+cli('refuses an unknown command, a missing word and an unknown option with exit 2, a JSON error and a hint', () => {
+  const unknown = runCli(['frobnicate'], {});
+  assert.is(unknown.status, 2);
+  assert.equal(unknown.json, { error: "unknown command 'frobnicate'" });
+  assert.match(unknown.stderr, 'threshold --help');
+  assert.is(unknown.stdout, '');
+
+  const partial = runCli(['app', 'secret'], {});
+  assert.is(partial.status, 2);
+  assert.match(String((partial.json as { error: string }).error), 'app secret add, app secret delete');
+  const group = runCli(['app', 'secret', '--help'], {});
+  assert.is(group.status, 0, 'asked for help, the group lists its commands');
+  assert.match(group.stdout, 'app secret delete');
+
+  const badOption = runCli(['user', 'create', '--emial', 'a@example.com'], {});
+  assert.is(badOption.status, 2);
+  assert.match(String((badOption.json as { error: string }).error), '--emial');
+  assert.match(badOption.stderr, 'threshold user create --help');
+
+  const nothing = runCli([], {});
+  assert.is(nothing.status, 2);
+  assert.equal(nothing.json, { error: 'no command given' });
+  assert.is(runCli(['help', 'frobnicate'], {}).status, 2);
+});
+
+cli('lists users oldest first, each field named and no password hash', () => {
+  const dataDir = tempDir();
+  const env = { DATA_DIR: dataDir };
+  try {
+    const first = runCli(['user', 'create', '--email', 'First@example.com', '--password', 'correct horse battery', '--first-name', 'Ada'], env);
+    const second = runCli(['user', 'create', '--email', 'second@example.com'], env);
+    const listed = runCli(['user', 'list'], env);
+    assert.is(listed.status, 0, listed.stderr);
+    const users = listed.json as Record<string, unknown>[];
+    assert.equal(users.map((user) => user.id), [(first.json as { id: string }).id, (second.json as { id: string }).id]);
+    assert.equal(Object.keys(users[0]!).sort(), ['admin', 'email', 'first_name', 'id', 'last_name', 'managed_by', 'registered_at']);
+    assert.equal(users[0], { ...users[0], email: 'first@example.com', first_name: 'Ada', last_name: null, admin: false, managed_by: null });
+    assert.match(String(users[0]!.registered_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.not.match(listed.stdout, 'scrypt');
+
+    const filtered = runCli(['user', 'list', '--email', 'SECOND@example.com'], env);
+    assert.equal((filtered.json as { id: string }[]).map((user) => user.id), [(second.json as { id: string }).id]);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+cli('mints a token with the asked lifetime that a running gateway accepts, and refuses one beyond the cap', async () => {
+  const stack = await startStack();
+  try {
+    const env = { DATA_DIR: stack.dataDir, BASE_URL: stack.baseUrl };
+    const userId = ((runCli(['user', 'create', '--email', 'local@example.com'], env)).json as { id: string }).id;
+    const day = 24 * 3600;
+    const minted = runCli(['token', 'mint', '--user', userId, '--scopes', 'activities:read', '--expires-in', String(day)], env);
+    assert.is(minted.status, 0, minted.stderr);
+    const token = minted.json as { access_token: string; expires_in: number };
+    assert.is(token.expires_in, day);
+    const claims = JSON.parse(Buffer.from(token.access_token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number; iat: number };
+    assert.is(claims.exp - claims.iat, day);
+    assert.is((await stack.get('/api/v1/activities/', token.access_token)).status, 200);
+
+    const longest = runCli(['token', 'mint', '--user', userId, '--scopes', 'activities:read', '--expires-in', String(MAX_LIFETIME_S)], env);
+    assert.is((longest.json as { expires_in: number }).expires_in, MAX_LIFETIME_S);
+    assert.is((await stack.get('/api/v1/activities/', (longest.json as { access_token: string }).access_token)).status, 200);
+    const usual = runCli(['token', 'mint', '--user', userId, '--scopes', 'activities:read'], env);
+    assert.is((usual.json as { expires_in: number }).expires_in, 900, 'the default stays 15 minutes');
+
+    for (const refused of [String(MAX_LIFETIME_S + 1), '59', '3600.5', '1e4', '-900']) {
+      const result = runCli(['token', 'mint', '--user', userId, '--scopes', 'activities:read', `--expires-in=${refused}`], env);
+      assert.is(result.status, 2, refused);
+      assert.match(String((result.json as { error: string }).error), '--expires-in must be a whole number of seconds from 60 to 2592000');
+    }
+  } finally {
+    await stack.close();
+  }
+});
+
+cli.run();
