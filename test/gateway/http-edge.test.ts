@@ -1,9 +1,10 @@
 /**
  * The gateway's shared HTTP edge, as a hostile client meets it on the real stack:
  *
- * - A refused body must not stall the client's next request: every refusal that leaves a body unread is
- *   answered with `Connection: close` (middleware/close-unread-requests.ts), so a keep-alive client (Node's
- *   fetch, like every pooled client) opens a fresh connection for its next request.
+ * - A refused body must not stall the client's next request (middleware/close-unread-requests.ts): an
+ *   unread remainder of at most 1 MiB is read and discarded, so the connection stays usable; a larger or
+ *   chunked one is answered with `Connection: close`, so a keep-alive client (Node's fetch, like every
+ *   pooled client) opens a fresh connection for its next request.
  * - gaps.md (Pages, safety rules): the same session cookie or the same `token` cookie sent twice is a
  *   signed-out request (auth/credential-cookies.ts), on the pages and on the API alike.
  */
@@ -34,10 +35,10 @@ async function send(url: string, init: RequestInit = {}): Promise<{ status: numb
 }
 
 /** Refusal, then two more requests on the same keep-alive client, each answered. */
-async function refusedThenServed(stack: TestStack, path: string, init: RequestInit, expected: number): Promise<void> {
+async function refusedThenServed(stack: TestStack, path: string, init: RequestInit, expected: number, connection: 'keep-alive' | 'close'): Promise<void> {
   const refused = await send(`${stack.baseUrl}${path}`, init);
   assert.is(refused.status, expected, refused.body);
-  assert.is(refused.connection, 'close', `${path} ${expected} closes its connection`);
+  assert.is(refused.connection, connection, `${path} ${expected}: ${connection === 'close' ? 'closes its connection' : 'drains the rest and keeps the connection'}`);
   for (const attempt of [1, 2]) {
     const next = await send(`${stack.baseUrl}/healthz`);
     assert.is(next.status, 200, `request ${attempt} after the refusal`);
@@ -46,10 +47,10 @@ async function refusedThenServed(stack: TestStack, path: string, init: RequestIn
 
 const bomb = deflateSync(Buffer.alloc(200 * 1024 * 1024, 0x20)); // ~200 KB that inflates to 200 MB
 
-edge('a deflate bomb refused at its inflated limit leaves the next two requests unstalled', async ({ stack, token }) => {
+edge('a deflate bomb refused at its inflated limit leaves the next two requests unstalled (its 200 KB drained)', async ({ stack, token }) => {
   await refusedThenServed(stack, '/api/v1/oauth/delegated-token', {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'deflate' }, body: bomb,
-  }, 413);
+  }, 413, 'keep-alive');
 });
 
 edge('a chunked JSON body over the limit, an unsupported content encoding and an oversized token form all close their connection', async ({ stack, token }) => {
@@ -62,19 +63,22 @@ edge('a chunked JSON body over the limit, an unsupported content encoding and an
   });
   await refusedThenServed(stack, '/api/v1/oauth/delegated-token', {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: chunked, duplex: 'half',
-  } as RequestInit, 413);
+  } as RequestInit, 413, 'close');
   await refusedThenServed(stack, '/api/v1/oauth/delegated-token', {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-encoding': 'compress' }, body: big,
-  }, 415);
+  }, 415, 'close');
   await refusedThenServed(stack, '/api/v1/oauth/token', {
     method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: big,
-  }, 413);
+  }, 413, 'close');
 });
 
-edge('a body refused before it is read (no token) closes its connection too', async ({ stack }) => {
+edge('a body refused before it is read (no token) is drained when small and closes its connection when large', async ({ stack }) => {
   await refusedThenServed(stack, '/api/v1/oauth/delegated-token', {
     method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'deflate' }, body: bomb,
-  }, 401);
+  }, 401, 'keep-alive');
+  await refusedThenServed(stack, '/api/v1/activities/upload', {
+    method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: Buffer.alloc(4 * 1024 * 1024, 0x41),
+  }, 401, 'close');
 });
 
 edge('a request read to the end keeps its connection', async ({ stack, token }) => {
