@@ -60,7 +60,7 @@ export async function startStack(options: { env: Record<string, string | undefin
 }
 
 /** Both roles' configurations, with every problem of either reported at once. */
-function loadBoth(env: Record<string, string | undefined>): [ReturnType<typeof loadEngineConfig>, ReturnType<typeof loadGatewayConfig>] {
+export function loadBoth(env: Record<string, string | undefined>): [ReturnType<typeof loadEngineConfig>, ReturnType<typeof loadGatewayConfig>] {
   const problems = new Set<string>();
   const attempt = <T>(load: () => T): T | null => {
     try {

@@ -2,6 +2,7 @@
  * Gateway configuration: the only place the gateway reads the environment. Every problem is reported at
  * once (a ConfigError listing them all), before anything starts.
  */
+import { availableParallelism } from 'node:os';
 import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
 import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
@@ -41,6 +42,11 @@ export interface GatewayConfig {
    * the retired `data:read` / `data:write` bundles (interface §5 "Legacy scope bundles").
    */
   scopeReleaseAt: number;
+  /**
+   * GATEWAY_PROCESSES: HTTP processes `threshold serve` runs, sharing the port (the engine runs once,
+   * beside them); 1 serves HTTP from the engine's process.
+   */
+  gatewayProcesses: number;
   store: StoreConfig;
 }
 
@@ -56,6 +62,7 @@ export const GATEWAY_DEFAULTS = {
   // SMTP_URL: unset, so sign-in links are written to the log (a local install works without mail)
   mailFrom: 'Threshold <no-reply@localhost>', // MAIL_FROM
   scopeReleaseAt: Date.parse('2025-01-01T00:00:00Z'), // SCOPE_RELEASE_AT: apps created earlier keep the legacy bundles
+  gatewayProcesses: availableParallelism(), // GATEWAY_PROCESSES: one HTTP process per available core
 } as const;
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
@@ -76,6 +83,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     smtpUrl: readSmtpUrl(env, problems),
     mailFrom: present(env, 'MAIL_FROM') ?? GATEWAY_DEFAULTS.mailFrom,
     scopeReleaseAt: readInstant(env, 'SCOPE_RELEASE_AT', GATEWAY_DEFAULTS.scopeReleaseAt, problems),
+    gatewayProcesses: readInteger(env, 'GATEWAY_PROCESSES', GATEWAY_DEFAULTS.gatewayProcesses, { min: 1, max: 64 }, problems),
     store: readStoreConfig(env, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);

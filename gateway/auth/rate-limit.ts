@@ -2,7 +2,8 @@
  * Fixed-window rate limiting in memory, per process (AUTH.md: sign-in, magic links and the token
  * endpoint are rate-limited; gaps.md: 429 carries an integer `Retry-After`). A limiter counts events
  * per key; callers decide what an event is (a failed password, a sent link, a failed token request).
- * With several gateway replicas each counts on its own, so the effective limit is per replica.
+ * With several gateway replicas each counts on its own, so the effective limit is per replica; the
+ * processes of one `threshold serve` split each budget between them (createRateLimits `processes`).
  *
  * Password sign-in locks (429) per (account, address) and per address, which only ever stops the
  * address that misbehaves, and per account only slows down (SlowDown): a lockout per account would let
@@ -139,19 +140,26 @@ export interface RateLimits {
   tokenFailures: RateLimiter;
 }
 
-/** The production limits; `pause` replaces the slow-down's real wait (tests record it instead). */
-export function createRateLimits(options: { pause?: Pause } = {}): RateLimits {
+/**
+ * The production limits; `pause` replaces the slow-down's real wait (tests record it instead). With
+ * `processes` > 1 (`threshold serve` on several cores, each process counting in its own memory), every
+ * budget is split between them, rounded up, so the processes together never allow more than one
+ * would: a client whose requests all reach one process (one keep-alive connection) gets its share.
+ */
+export function createRateLimits(options: { pause?: Pause; processes?: number } = {}): RateLimits {
+  const share = (max: number): number => Math.max(1, Math.ceil(max / (options.processes ?? 1)));
+  const limiter = (max: number, windowMs: number): RateLimiter => new RateLimiter({ max: share(max), windowMs });
   return {
     // One person at one address mistyping, or one address guessing one account: 10 per 15 minutes.
-    signInFailures: new RateLimiter({ max: 10, windowMs: 15 * 60_000 }),
+    signInFailures: limiter(10, 15 * 60_000),
     // One address trying many accounts (spraying); room for a shared NAT: 30 per 15 minutes.
-    signInAddressFailures: new RateLimiter({ max: 30, windowMs: 15 * 60_000 }),
+    signInAddressFailures: limiter(30, 15 * 60_000),
     // Guesses from many addresses at one account: after 4 failures in 15 minutes each attempt waits
     // 250 ms, doubling with each failure to at most 3 s (0.25, 0.5, 1, 2, 3, 3 … s).
-    signInSlowDown: new SlowDown({ free: 4, firstDelayMs: 250, maxDelayMs: 3000, windowMs: 15 * 60_000 }, options.pause),
-    magicLinks: new RateLimiter({ max: 5, windowMs: 15 * 60_000 }),
-    signUps: new RateLimiter({ max: 20, windowMs: 60 * 60_000 }),
-    tokenFailures: new RateLimiter({ max: 20, windowMs: 60_000 }),
+    signInSlowDown: new SlowDown({ free: share(4), firstDelayMs: 250, maxDelayMs: 3000, windowMs: 15 * 60_000 }, options.pause),
+    magicLinks: limiter(5, 15 * 60_000),
+    signUps: limiter(20, 60 * 60_000),
+    tokenFailures: limiter(20, 60_000),
   };
 }
 

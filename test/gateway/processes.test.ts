@@ -86,6 +86,64 @@ processes('npm start serves everything, says where its data lives, and keeps use
   }
 });
 
+processes('npm start runs one HTTP process per core on one port; uploads wake the engine across processes; a SIGKILLed service leaves nothing running', async () => {
+  const dataDir = tempDir();
+  // JOB_POLL_MS of a minute: an upload is processed promptly only if its gateway process wakes the
+  // primary's job runner over IPC.
+  // A fixed BASE_URL: the CLI mints tokens for that issuer while PORT=0 picks the service's port.
+  const env = {
+    DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', BASE_URL: 'http://localhost:8080', ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '1',
+    GATEWAY_PROCESSES: '2', JOB_POLL_MS: '60000',
+  };
+  const service = startProcess('dist/cli/threshold.js', env, ['serve']);
+  try {
+    const first = await service.waitForLog(listening);
+    const second = await service.waitForLog((line) => listening(line) && line.pid !== first.pid);
+    assert.is(second.port, first.port, 'one port');
+    const running = await service.waitForLog((line) => line.msg === 'threshold is running');
+    assert.is(running.gateway_processes, 2);
+    const gateways = [Number(first.pid), Number(second.pid)];
+    assert.ok(!gateways.includes(Number(running.pid)), 'the engine runs in the primary, beside the HTTP processes');
+    const baseUrl = `http://127.0.0.1:${first.port}`;
+
+    // Fresh connections are handed out across the processes.
+    for (let i = 0; i < 8; i++) assert.is((await fetch(`${baseUrl}/healthz`, { headers: { connection: 'close' } })).status, 200);
+    const served = new Set(service.output().split('\n').filter((text) => text.includes('"path":"/healthz"')).map((text) => (JSON.parse(text) as { pid: number }).pid));
+    assert.equal([...served].sort(), [...gateways].sort(), 'both processes answered');
+
+    const user = runCli(['user', 'create', '--email', 'cores@example.com'], env);
+    const token = (runCli(['token', 'mint', '--user', (user.json as { id: string }).id, '--scopes', 'activities:read activities:write'], env).json as { access_token: string }).access_token;
+    const form = new FormData();
+    form.append('files', new Blob([csvActivity({ start: '2024-05-01T05:00:00Z' })]), 'ride.csv');
+    const upload = await fetch(`${baseUrl}/api/v1/activities/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    assert.is(upload.status, 202);
+    const [source] = ((await upload.json()) as { sources: { id: string }[] }).sources;
+    const deadline = Date.now() + 20_000;
+    let status = 'processing';
+    while (status === 'processing' && Date.now() < deadline) {
+      status = ((await (await fetch(`${baseUrl}/api/v1/profile/sources/${source!.id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { status: string }).status;
+      if (status === 'processing') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.is(status, 'processed', 'processed long before the next poll');
+
+    await service.stop('SIGKILL');
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const gone = Date.now() + 10_000;
+    while (gateways.some(alive) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.equal(gateways.filter(alive), [], 'the HTTP processes end with the primary');
+  } finally {
+    await service.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 processes('refuses to start with a bad configuration and lists every problem', async () => {
   const service = startProcess('dist/cli/threshold.js', { PORT: 'x', ENGINE_THREADS: '0', LOG_LEVEL: 'loud' }, ['serve']);
   const code = await new Promise<number | null>((resolve) => service.child.on('exit', resolve));
