@@ -150,3 +150,14 @@ export function keyFilter(doc: object, key: readonly string[]): Record<string, S
   }
   return filter;
 }
+
+/** Validates the field list of `findFields`: at least one name, each as in filters, none twice. */
+export function parseFields(fields: unknown): string[] {
+  if (!Array.isArray(fields) || fields.length === 0) throw new StoreUsageError(`fields: expected a non-empty list, got ${describe(fields)}`);
+  const names = fields.map((field) => {
+    if (typeof field !== 'string') throw new StoreUsageError(`fields: expected names, got ${describe(field)}`);
+    return checkField(field, 'fields');
+  });
+  if (new Set(names).size !== names.length) throw new StoreUsageError(`fields: a name appears twice in ${JSON.stringify(names)}`);
+  return names;
+}

@@ -130,6 +130,17 @@ export interface Collection<T extends Doc> {
 
   findOne(filter: Filter<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null>;
   find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]>;
+
+  /**
+   * The named top-level `fields` of the documents `find(filter, options)` would return, in the same
+   * order, without reading the rest of each document: a hot list reads a few small fields and a
+   * stored string (SQLite extracts them in SQL, MongoDB projects them). Each row holds exactly the
+   * named fields a document has (`id` only when named; a missing field is missing from the row, a
+   * null one is null); strings come back as stored, objects and arrays as parsed values. At least
+   * one field; names as in filters, else `StoreUsageError`.
+   */
+  findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Promise<Pick<T, K>[]>;
+
   count(filter: Filter<T>): Promise<number>;
 
   /**

@@ -9,7 +9,7 @@ import {
   DuplicateKeyError, StoreUsageError, type Change, type Collection, type CollectionName, type Doc, type Filter,
   type FindOptions, type InsertOutcome,
 } from '../store.js';
-import { keyFilter, parseFilter, parsePage, parseSort } from '../query.js';
+import { keyFilter, parseFields, parseFilter, parsePage, parseSort } from '../query.js';
 import { checkDoc, isEmptyChange, parseChange } from '../apply-change.js';
 import { mongoQuery, mongoSort } from './mongo-filter.js';
 
@@ -110,6 +110,27 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
     if (limit === 0) return []; // Mongo reads limit 0 as "no limit"
     const cursor = this.native.find(query, { sort, skip: offset, limit: limit ?? undefined, session });
     return (await cursor.toArray()).map((stored) => fromStored<T>(stored));
+  }
+
+  async findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>, session?: ClientSession): Promise<Pick<T, K>[]> {
+    const names = parseFields(fields);
+    const query = this.query(filter);
+    const sort = mongoSort(parseSort(options?.sort));
+    const { limit, offset } = parsePage(options);
+    if (limit === 0) return []; // Mongo reads limit 0 as "no limit"
+    const projection: Document = { _id: names.includes('id') ? 1 : 0 };
+    for (const name of names) if (name !== 'id') projection[name] = 1;
+    const cursor = this.native.find(query, { projection, sort, skip: offset, limit: limit ?? undefined, session });
+    // Rows are picked from what the server sends: one that ignores the projection (the bundled jongodb
+    // does) sends more bytes, never more fields.
+    return (await cursor.toArray()).map((stored) => {
+      const row: Record<string, unknown> = {};
+      for (const name of names) {
+        const field = name === 'id' ? '_id' : name;
+        if (Object.hasOwn(stored, field)) row[name] = stored[field];
+      }
+      return row as Pick<T, K>;
+    });
   }
 
   async findIds(filter: Filter<T>, session?: ClientSession): Promise<string[]> {

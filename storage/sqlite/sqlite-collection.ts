@@ -11,9 +11,9 @@ import {
   DuplicateKeyError, type Change, type Collection, type CollectionName, type Doc, type Filter, type FindOptions,
   type InsertOutcome,
 } from '../store.js';
-import { keyFilter, parseFilter, parsePage, parseSort } from '../query.js';
+import { keyFilter, parseFields, parseFilter, parsePage, parseSort } from '../query.js';
 import { applyChange, checkDoc, isEmptyChange, parseChange } from '../apply-change.js';
-import { orderBy, whereClause, type SqlWhere } from './sql-filter.js';
+import { orderBy, whereClause, type SqlValue, type SqlWhere } from './sql-filter.js';
 
 /** What a collection needs from its database: cached statements and IMMEDIATE transactions. */
 export interface SqliteHandle {
@@ -23,6 +23,17 @@ export interface SqliteHandle {
 
 interface DocRow {
   doc: string;
+}
+
+/** A field's value from `json_type` and `json_extract` (which gives 1/0 for booleans and JSON text for objects and arrays). */
+function fieldValue(type: string, value: unknown): unknown {
+  switch (type) {
+    case 'true': return true;
+    case 'false': return false;
+    case 'null': return null;
+    case 'object': case 'array': return JSON.parse(value as string);
+    default: return value;
+  }
 }
 
 const UNIQUE_VIOLATIONS = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
@@ -80,15 +91,41 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  findNow(filter: Filter<T>, options?: FindOptions<T>): T[] {
+  /** `SELECT <columns>` over what `find(filter, options)` matches, in its order and page; null for `limit: 0`. */
+  private selectPage(columns: string, filter: Filter<T>, options: FindOptions<T> | undefined): { sql: string; args: SqlValue[] } | null {
     const { sql, params } = this.where(filter);
     const { limit, offset } = parsePage(options);
-    if (limit === 0) return [];
+    if (limit === 0) return null;
     const paged = limit !== null || offset > 0;
     const page = paged ? ' LIMIT ? OFFSET ?' : '';
-    const rows = this.handle.prepare(`SELECT doc FROM ${this.table} WHERE ${sql}${orderBy(parseSort(options?.sort))}${page}`)
-      .all(...params, ...(paged ? [limit ?? -1, offset] : [])) as DocRow[];
+    return {
+      sql: `SELECT ${columns} FROM ${this.table} WHERE ${sql}${orderBy(parseSort(options?.sort))}${page}`,
+      args: [...params, ...(paged ? [limit ?? -1, offset] : [])],
+    };
+  }
+
+  findNow(filter: Filter<T>, options?: FindOptions<T>): T[] {
+    const query = this.selectPage('doc', filter, options);
+    if (query === null) return [];
+    const rows = this.handle.prepare(query.sql).all(...query.args) as DocRow[];
     return rows.map((row) => JSON.parse(row.doc) as T);
+  }
+
+  /** Two columns per field, its JSON type and `json_extract`'s value, so only objects and arrays are parsed. */
+  findFieldsNow<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Pick<T, K>[] {
+    const names = parseFields(fields);
+    const columns = names.map((field) => (field === 'id' ? `'text', id` : `json_type(doc, '$.${field}'), json_extract(doc, '$.${field}')`));
+    const query = this.selectPage(columns.join(', '), filter, options);
+    if (query === null) return [];
+    const rows = this.handle.prepare(query.sql).raw(true).all(...query.args) as unknown[][];
+    return rows.map((row) => {
+      const picked: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) {
+        const type = row[2 * i] as string | null;
+        if (type !== null) picked[names[i]!] = fieldValue(type, row[2 * i + 1]);
+      }
+      return picked as Pick<T, K>;
+    });
   }
 
   findIdsNow(filter: Filter<T>): string[] {
@@ -151,6 +188,10 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]> {
     return this.findNow(filter, options);
+  }
+
+  async findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Promise<Pick<T, K>[]> {
+    return this.findFieldsNow(filter, fields, options);
   }
 
   async count(filter: Filter<T>): Promise<number> {

@@ -321,6 +321,34 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.equal(await ids({}, { sort: { s: 1 } }), ['p3', 'p4', 'p1', 'p2', 'p5']);
   });
 
+  test('findFields answers the named fields of the documents find answers, in its order and page', async () => {
+    await ids({});
+    const pick = (probe: Probe, names: (keyof Probe)[]) => Object.fromEntries(names.filter((name) => name in probe).map((name) => [name, probe[name]]));
+    const names: (keyof Probe)[] = ['id', 's', 'n', 'b', 'tags', 'mixed'];
+    for (const options of [{ sort: { n: 1 } }, { sort: { b: -1, n: 1 }, limit: 2, offset: 1 }, { sort: { s: -1 }, offset: 3 }] as FindOptions<Probe>[]) {
+      const expected = (await probes.find({}, options)).map((probe) => pick(probe, names));
+      assert.equal(await probes.findFields({}, names, options), expected, JSON.stringify(options));
+    }
+    assert.equal(await probes.findFields({ b: true }, ['s'], { sort: { id: 1 } }), [{ s: 'alpha' }, { s: null }], 'no id unless named');
+    assert.equal(await probes.findFields({ id: 'p4' }, ['s', 'b', 'tags']), [{ tags: ['a'] }], 'a missing field is missing, not null');
+    assert.equal(await probes.findFields({}, ['id'], { sort: { id: 1 }, limit: 0 }), []);
+  });
+
+  test('findFields answers strings verbatim and objects and arrays as stored', async () => {
+    const json = '{"id":"a","n":1.5,"list":[1,2]}';
+    const ride = activity('act1', 'u1', { sport: json });
+    await store.activities.insert(ride);
+    const [row] = await store.activities.findFields({ user_id: 'u1' }, ['sport', 'summary', 'laps', 'app_metadata', 'distance', 'tags']);
+    assert.equal(row, { sport: json, summary: ride.summary, laps: ride.laps, app_metadata: ride.app_metadata, distance: 40_000.5, tags: ['race'] });
+  });
+
+  test('findFields refuses an empty, repeated or hostile field list [StoreUsageError]', async () => {
+    await ids({});
+    for (const fields of [[], ['s', 's'], ['a.b'], ["s') --"], [1]] as unknown as (keyof Probe)[][]) {
+      await rejects(() => probes.findFields({}, fields), StoreUsageError);
+    }
+  });
+
   test('counts matching documents', async () => {
     await ids({});
     assert.is(await probes.count({}), 5);
