@@ -10,7 +10,10 @@
  *   live in a separate blob space keyed by string (`Blobs`), never inside documents;
  * - writes that must happen once are conditional (`updateOne` with a condition in the filter,
  *   `insertIfAbsent` against a unique index, `claim` for leased jobs) — never read-then-write;
- * - `batch` applies several writes atomically (an outbox event in the same write as its change).
+ * - `batch` applies several writes atomically (an outbox event in the same write as its change);
+ * - derived fields (schema.ts `derived`, e.g. an activity's `listing`) are kept only by a write that names
+ *   them: `insert`, `put` and any change that does not name them drop them, so a value computed from a
+ *   document never outlives the fields it was computed from.
  *
  * Instants are stored as UTC epoch milliseconds (`*_at`, `start`, `end`) plus, where the
  * source carried one, the UTC offset in minutes (`*_offset`) so local time round-trips exactly.

@@ -10,7 +10,7 @@ import {
   type FindOptions, type InsertOutcome,
 } from '../store.js';
 import { keyFilter, parseFields, parseFilter, parsePage, parseSort } from '../query.js';
-import { checkDoc, isEmptyChange, parseChange } from '../apply-change.js';
+import { checkDoc, isEmptyChange, parseWrite, writtenDoc } from '../apply-change.js';
 import { mongoQuery, mongoSort } from './mongo-filter.js';
 
 /** A document as stored: the port's fields with `_id` in place of `id`. */
@@ -45,8 +45,8 @@ function toStored(doc: Doc): StoredDoc {
   return { _id: id, ...fields };
 }
 
-function mongoUpdate(change: Change<Doc>): UpdateFilter<StoredDoc> | null {
-  const parsed = parseChange(change);
+function mongoUpdate(change: Change<Doc>, collection: CollectionName): UpdateFilter<StoredDoc> | null {
+  const parsed = parseWrite(change, collection);
   if (isEmptyChange(parsed)) return null;
   const update: Document = {};
   if (parsed.set.length > 0) update['$set'] = Object.fromEntries(parsed.set);
@@ -72,14 +72,14 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async insert(doc: T, session?: ClientSession): Promise<void> {
     checkDoc(doc, `${this.name}.insert`);
-    await this.attempt(() => this.native.insertOne(toStored(doc), { session }));
+    await this.attempt(() => this.native.insertOne(toStored(writtenDoc(doc, this.name)), { session }));
   }
 
   async insertIfAbsent(doc: T, key: (keyof T & string)[], session?: ClientSession): Promise<InsertOutcome<T>> {
     const existingFilter = keyFilter(doc, key) as Filter<T>;
     try {
       await this.insert(doc, session);
-      return { inserted: true, doc };
+      return { inserted: true, doc: writtenDoc(doc, this.name) };
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       // The winner's insert is committed once ours collides on the unique index; it can only be
@@ -145,7 +145,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
   async updateOne(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>, session?: ClientSession): Promise<T | null> {
     const query = this.query(filter);
     const sort = mongoSort(parseSort(options?.sort));
-    const update = mongoUpdate(change as Change<Doc>);
+    const update = mongoUpdate(change as Change<Doc>, this.name);
     if (update === null) return this.findOne(filter, options, session);
     const stored = await this.attempt(() => this.native.findOneAndUpdate(query, update, { sort, returnDocument: 'after', session }));
     return stored === null ? null : fromStored<T>(stored);
@@ -153,7 +153,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async updateMany(filter: Filter<T>, change: Change<T>, session?: ClientSession): Promise<number> {
     const query = this.query(filter);
-    const update = mongoUpdate(change as Change<Doc>);
+    const update = mongoUpdate(change as Change<Doc>, this.name);
     if (update === null) return this.count(filter, session);
     const result = await this.attempt(() => this.native.updateMany(query, update, { session }));
     return result.matchedCount;
@@ -161,7 +161,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async put(doc: T, session?: ClientSession): Promise<void> {
     checkDoc(doc, `${this.name}.put`);
-    const { _id, ...fields } = toStored(doc);
+    const { _id, ...fields } = toStored(writtenDoc(doc, this.name));
     await this.attempt(() => this.native.replaceOne({ _id }, fields, { upsert: true, session }));
   }
 

@@ -12,7 +12,7 @@ import {
   type InsertOutcome,
 } from '../store.js';
 import { keyFilter, parseFields, parseFilter, parsePage, parseSort } from '../query.js';
-import { applyChange, checkDoc, isEmptyChange, parseChange } from '../apply-change.js';
+import { applyChange, checkDoc, isEmptyChange, parseWrite, writtenDoc } from '../apply-change.js';
 import { orderBy, whereClause, type SqlValue, type SqlWhere } from './sql-filter.js';
 
 /** What a collection needs from its database: cached statements and IMMEDIATE transactions. */
@@ -64,13 +64,13 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   insertNow(doc: T): void {
     checkDoc(doc, `${this.name}.insert`);
-    const json = JSON.stringify(doc);
+    const json = JSON.stringify(writtenDoc(doc, this.name));
     this.write(() => this.handle.prepare(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc.id, json));
   }
 
   putNow(doc: T): void {
     checkDoc(doc, `${this.name}.put`);
-    const json = JSON.stringify(doc);
+    const json = JSON.stringify(writtenDoc(doc, this.name));
     this.write(() => this.handle.prepare(
       `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
     ).run(doc.id, json));
@@ -81,7 +81,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.handle.immediate(() => {
       try {
         this.insertNow(doc);
-        return { inserted: true, doc };
+        return { inserted: true, doc: writtenDoc(doc, this.name) };
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error;
         const existing = this.findNow(existingFilter, { limit: 1 })[0];
@@ -135,7 +135,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   updateOneNow(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>): T | null {
-    const parsed = parseChange(change);
+    const parsed = parseWrite(change, this.name);
     const { sql, params } = this.where(filter);
     const select = `SELECT doc FROM ${this.table} WHERE ${sql}${orderBy(parseSort(options?.sort))} LIMIT 1`;
     return this.handle.immediate(() => {
@@ -150,7 +150,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   updateManyNow(filter: Filter<T>, change: Change<T>): number {
-    const parsed = parseChange(change);
+    const parsed = parseWrite(change, this.name);
     const { sql, params } = this.where(filter);
     return this.handle.immediate(() => {
       const rows = this.handle.prepare(`SELECT doc FROM ${this.table} WHERE ${sql}`).all(...params) as DocRow[];

@@ -142,6 +142,36 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.is(await store.activities.count({}), 1);
   });
 
+  test('keeps derived fields only through a change that names them; every other write drops them', async () => {
+    const derived = { listing: '{"id":"act1","app_metadata":', listing_version: 1 };
+    const listed = async () => {
+      const read = await store.activities.get('act1');
+      return read && { listing: read.listing, listing_version: read.listing_version };
+    };
+    const gone = { listing: undefined, listing_version: undefined };
+    const derive = () => store.activities.updateOne({ id: 'act1' }, { set: derived });
+
+    await store.activities.insert(activity('act1', 'u1', derived));
+    assert.equal(await listed(), gone, 'insert');
+    assert.is((await derive())?.listing, derived.listing);
+    assert.equal(await listed(), derived, 'a change that sets them');
+    await store.activities.updateOne({ id: 'act1' }, {});
+    assert.equal(await listed(), derived, 'an empty change writes nothing');
+    assert.equal((await store.activities.updateOne({ id: 'act1' }, { set: { tags: ['edited'] } }))?.listing, undefined);
+    assert.equal(await listed(), gone, 'updateOne');
+    await derive();
+    await store.activities.updateMany({ user_id: 'u1' }, { inc: { samples: 1 } });
+    assert.equal(await listed(), gone, 'updateMany');
+    await derive();
+    await store.batch([{ collection: 'activities', update: { id: 'act1' }, change: { unset: ['analysis_key'] } }]);
+    assert.equal(await listed(), gone, 'an update in a batch');
+    await derive();
+    await store.activities.put({ ...(await store.activities.get('act1'))!, sport: 'running' });
+    assert.equal(await listed(), gone, 'put');
+    await store.activities.updateOne({ id: 'act1' }, { set: { tags: ['both'], listing: 'new' } });
+    assert.equal(await listed(), { listing: 'new', listing_version: undefined }, 'a change that names one keeps what it sets and drops the other');
+  });
+
   test('rejects a second document with the same id [DuplicateKeyError]', async () => {
     await store.users.insert(user('u1'));
     await rejects(() => store.users.insert(user('u1', { email: 'other@example.com' })), DuplicateKeyError);
