@@ -228,6 +228,8 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.equal(await ids({ mixed: true }), ['p3']);
     assert.equal(await ids({ mixed: 1 }), ['p4']);
     assert.equal(await ids({ mixed: '[]' }), [], 'an array is not its JSON text');
+    assert.equal(await ids({ mixed: { $in: ['[]', '5'] } }), ['p2'], 'nor in a list');
+    assert.equal(await ids({ mixed: { $ne: '[]' } }), ['p1', 'p2', 'p3', 'p4', 'p5']);
     assert.equal(await ids({ b: true }), ['p1', 'p3']);
     assert.equal(await ids({ b: false }), ['p2', 'p5']);
     assert.equal(await ids({ n: { $eq: 10 } }), ['p3']);
