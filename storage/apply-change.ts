@@ -60,6 +60,12 @@ export function parseWrite(change: unknown, collection: CollectionName): ParsedC
   const parsed = parseChange(change);
   const derived = SCHEMA[collection].derived;
   if (derived === undefined || isEmptyChange(parsed)) return parsed;
+  for (const [field, value] of parsed.set) {
+    if (derived.includes(field) && typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) {
+      throw new StoreUsageError(`change.set.${field}: a derived field holds a string or a number`);
+    }
+  }
+  for (const [field] of parsed.inc) if (derived.includes(field)) throw new StoreUsageError(`change.inc.${field}: a derived field is only set`);
   const named = new Set([...parsed.set.map(([field]) => field), ...parsed.unset, ...parsed.inc.map(([field]) => field)]);
   for (const field of derived) if (!named.has(field)) parsed.unset.push(field);
   return parsed;

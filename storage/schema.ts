@@ -19,7 +19,9 @@ export interface CollectionSpec {
   /**
    * Derived fields: values computed from the rest of the document (an activity's `listing`). A write keeps
    * them only by naming them itself: `insert`, `put` and every change that does not name them drop them
-   * (apply-change.ts), so a derived value never outlives the fields it was computed from.
+   * (apply-change.ts), so a derived value never outlives the fields it was computed from. Each holds a
+   * string or a number, is read like any field (`get`, `find`, `findFields`) but never filtered or sorted
+   * on, and SQLite keeps it in its own column, so reading it parses no document.
    */
   derived?: readonly string[];
 }

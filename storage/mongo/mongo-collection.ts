@@ -12,6 +12,7 @@ import {
 import { keyFilter, parseFields, parseFilter, parsePage, parseSort } from '../query.js';
 import { checkDoc, isEmptyChange, parseWrite, writtenDoc } from '../apply-change.js';
 import { mongoQuery, mongoSort } from './mongo-filter.js';
+import { SCHEMA } from '../schema.js';
 
 /** A document as stored: the port's fields with `_id` in place of `id`. */
 export interface StoredDoc {
@@ -56,10 +57,14 @@ function mongoUpdate(change: Change<Doc>, collection: CollectionName): UpdateFil
 }
 
 export class MongoCollection<T extends Doc> implements Collection<T> {
-  constructor(private readonly native: MongoCollectionApi<StoredDoc>, readonly name: CollectionName) {}
+  private readonly derived: readonly string[];
+
+  constructor(private readonly native: MongoCollectionApi<StoredDoc>, readonly name: CollectionName) {
+    this.derived = SCHEMA[name].derived ?? [];
+  }
 
   private query(filter: Filter<T>): MongoFilter<StoredDoc> {
-    return mongoQuery(parseFilter(filter)) as MongoFilter<StoredDoc>;
+    return mongoQuery(parseFilter(filter, this.derived)) as MongoFilter<StoredDoc>;
   }
 
   private async attempt<R>(work: () => Promise<R>): Promise<R> {
@@ -99,13 +104,13 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async findOne(filter: Filter<T>, options?: Pick<FindOptions<T>, 'sort'>, session?: ClientSession): Promise<T | null> {
     const query = this.query(filter);
-    const stored = await this.native.findOne(query, { sort: mongoSort(parseSort(options?.sort)), session });
+    const stored = await this.native.findOne(query, { sort: mongoSort(parseSort(options?.sort, this.derived)), session });
     return stored === null ? null : fromStored<T>(stored);
   }
 
   async find(filter: Filter<T>, options?: FindOptions<T>, session?: ClientSession): Promise<T[]> {
     const query = this.query(filter);
-    const sort = mongoSort(parseSort(options?.sort));
+    const sort = mongoSort(parseSort(options?.sort, this.derived));
     const { limit, offset } = parsePage(options);
     if (limit === 0) return []; // Mongo reads limit 0 as "no limit"
     const cursor = this.native.find(query, { sort, skip: offset, limit: limit ?? undefined, session });
@@ -115,7 +120,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
   async findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>, session?: ClientSession): Promise<Pick<T, K>[]> {
     const names = parseFields(fields);
     const query = this.query(filter);
-    const sort = mongoSort(parseSort(options?.sort));
+    const sort = mongoSort(parseSort(options?.sort, this.derived));
     const { limit, offset } = parsePage(options);
     if (limit === 0) return []; // Mongo reads limit 0 as "no limit"
     const projection: Document = { _id: names.includes('id') ? 1 : 0 };
@@ -144,7 +149,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async updateOne(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>, session?: ClientSession): Promise<T | null> {
     const query = this.query(filter);
-    const sort = mongoSort(parseSort(options?.sort));
+    const sort = mongoSort(parseSort(options?.sort, this.derived));
     const update = mongoUpdate(change as Change<Doc>, this.name);
     if (update === null) return this.findOne(filter, options, session);
     const stored = await this.attempt(() => this.native.findOneAndUpdate(query, update, { sort, returnDocument: 'after', session }));

@@ -172,6 +172,22 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.equal(await listed(), { listing: 'new', listing_version: undefined }, 'a change that names one keeps what it sets and drops the other');
   });
 
+  test('reads derived fields like any field but never filters or sorts on them [StoreUsageError]', async () => {
+    await store.activities.insert(activity('act1', 'u1'));
+    await store.activities.insert(activity('act2', 'u1', { start: T0 + 1 }));
+    await store.activities.updateOne({ id: 'act1' }, { set: { listing: '{"x":"\\u00e9 é"}', listing_version: 2 } });
+    assert.equal(await store.activities.findFields({ user_id: 'u1' }, ['id', 'listing', 'listing_version'], { sort: { start: -1 } }), [
+      { id: 'act2' }, { id: 'act1', listing: '{"x":"\\u00e9 é"}', listing_version: 2 },
+    ]);
+    assert.is((await store.activities.find({ user_id: 'u1' }, { sort: { start: 1 } }))[0]?.listing_version, 2);
+    await rejects(() => store.activities.find({ listing: 'x' }), StoreUsageError);
+    await rejects(() => store.activities.find({ $or: [{ listing_version: 1 }] }), StoreUsageError);
+    await rejects(() => store.activities.find({}, { sort: { listing_version: 1 } }), StoreUsageError);
+    await rejects(() => store.activities.updateOne({ id: 'act1' }, { set: { listing: { x: 1 } as never } }), StoreUsageError);
+    await rejects(() => store.activities.updateOne({ id: 'act1' }, { inc: { listing_version: 1 } }), StoreUsageError);
+    assert.is((await store.activities.get('act1'))?.listing_version, 2);
+  });
+
   test('rejects a second document with the same id [DuplicateKeyError]', async () => {
     await store.users.insert(user('u1'));
     await rejects(() => store.users.insert(user('u1', { email: 'other@example.com' })), DuplicateKeyError);
