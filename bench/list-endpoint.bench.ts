@@ -28,7 +28,7 @@ const DAY_MS = 86_400_000;
 const FIXTURES = ['sweatpy/4078723797.fit', 'sweatpy/4801048867.fit', 'sweatpy/6449921903_ACTIVITY.fit', 'python-fitparse/garmin-fenix-5-run.fit'];
 
 /** Uploads the fixtures, then copies their records until the user has `ACTIVITIES`, newest today. */
-async function seed(stack: TestStack, token: string, userId: string): Promise<void> {
+export async function seed(stack: TestStack, token: string, userId: string): Promise<void> {
   const ingested: ActivityRecord[] = [];
   for (const fixture of FIXTURES) {
     const bytes = readFileSync(path.join(REPO_ROOT, 'test/fixtures/fit', fixture));
