@@ -4,8 +4,9 @@
  * parsed change to `$set` / `$unset` / `$inc` (mongo/mongo-collection.ts) and must agree with
  * `applyChange` — test/storage/contract.ts keeps them equal.
  */
-import { StoreUsageError } from './store.js';
+import { StoreUsageError, type CollectionName } from './store.js';
 import { checkField } from './query.js';
+import { SCHEMA } from './schema.js';
 
 export interface ParsedChange {
   set: [field: string, value: unknown][];
@@ -49,6 +50,34 @@ export function parseChange(change: unknown): ParsedChange {
     parsed.inc.push([field, amount]);
   }
   return parsed;
+}
+
+/**
+ * A change as a backend writes it to `collection`: a change that writes anything also unsets every derived
+ * field it does not name (schema.ts `derived`); an empty change writes nothing and stays empty.
+ */
+export function parseWrite(change: unknown, collection: CollectionName): ParsedChange {
+  const parsed = parseChange(change);
+  const derived = SCHEMA[collection].derived;
+  if (derived === undefined || isEmptyChange(parsed)) return parsed;
+  for (const [field, value] of parsed.set) {
+    if (derived.includes(field) && typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) {
+      throw new StoreUsageError(`change.set.${field}: a derived field holds a string or a number`);
+    }
+  }
+  for (const [field] of parsed.inc) if (derived.includes(field)) throw new StoreUsageError(`change.inc.${field}: a derived field is only set`);
+  const named = new Set([...parsed.set.map(([field]) => field), ...parsed.unset, ...parsed.inc.map(([field]) => field)]);
+  for (const field of derived) if (!named.has(field)) parsed.unset.push(field);
+  return parsed;
+}
+
+/** A whole document as a backend writes it to `collection` (`insert`, `put`): without its derived fields. */
+export function writtenDoc<T extends object>(doc: T, collection: CollectionName): T {
+  const derived = SCHEMA[collection].derived;
+  if (derived === undefined || !derived.some((field) => Object.hasOwn(doc, field))) return doc;
+  const written: Record<string, unknown> = { ...(doc as Record<string, unknown>) };
+  for (const field of derived) delete written[field];
+  return written as T;
 }
 
 /** A document to write: a plain object with a non-empty string id (its other fields are plain JSON). */

@@ -99,26 +99,33 @@ function condition(field: string, cond: unknown, out: Predicate[]): void {
   }
 }
 
+/** A field a filter or sort may name: well formed, and not one of the collection's `derived` fields (schema.ts). */
+function queryField(name: string, where: string, derived: readonly string[]): string {
+  checkField(name, where);
+  if (derived.includes(name)) throw new StoreUsageError(`${where}: derived field ${name} cannot be queried`);
+  return name;
+}
+
 /** Validates a `Filter` and returns it as an `and` of predicates. */
-export function parseFilter(filter: unknown): Predicate {
+export function parseFilter(filter: unknown, derived: readonly string[] = []): Predicate {
   if (!isPlainObject(filter)) throw new StoreUsageError(`filter: expected an object, got ${describe(filter)}`);
   const items: Predicate[] = [];
   for (const [key, cond] of Object.entries(filter)) {
     if (key === '$or') {
-      items.push({ op: 'or', items: list(cond, 'filter.$or').map(parseFilter) });
+      items.push({ op: 'or', items: list(cond, 'filter.$or').map((alternative) => parseFilter(alternative, derived)) });
     } else {
-      condition(checkField(key, 'filter'), cond, items);
+      condition(queryField(key, 'filter', derived), cond, items);
     }
   }
   return { op: 'and', items };
 }
 
 /** Validates a `Sort`; `id` is appended as the final tie-breaker unless the sort names it. */
-export function parseSort(sort: unknown): SortKey[] {
+export function parseSort(sort: unknown, derived: readonly string[] = []): SortKey[] {
   if (sort === undefined) return [];
   if (!isPlainObject(sort)) throw new StoreUsageError(`sort: expected an object, got ${describe(sort)}`);
   const keys = Object.entries(sort).map(([field, direction]): SortKey => {
-    checkField(field, 'sort');
+    queryField(field, 'sort', derived);
     if (direction !== 1 && direction !== -1) throw new StoreUsageError(`sort.${field}: expected 1 or -1`);
     return [field, direction];
   });
@@ -149,4 +156,15 @@ export function keyFilter(doc: object, key: readonly string[]): Record<string, S
     filter[field] = scalar(value, `insertIfAbsent key ${field}`);
   }
   return filter;
+}
+
+/** Validates the field list of `findFields`: at least one name, each as in filters, none twice. */
+export function parseFields(fields: unknown): string[] {
+  if (!Array.isArray(fields) || fields.length === 0) throw new StoreUsageError(`fields: expected a non-empty list, got ${describe(fields)}`);
+  const names = fields.map((field) => {
+    if (typeof field !== 'string') throw new StoreUsageError(`fields: expected names, got ${describe(field)}`);
+    return checkField(field, 'fields');
+  });
+  if (new Set(names).size !== names.length) throw new StoreUsageError(`fields: a name appears twice in ${JSON.stringify(names)}`);
+  return names;
 }

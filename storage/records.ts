@@ -257,6 +257,14 @@ export interface ActivityRecord {
    */
   analysis_key?: string;
   analysis_version?: number;
+  /**
+   * Derived (schema.ts `derived`): the activity as lists answer it, ready to send — the JSON text of its
+   * summary cut before the caller-dependent `app_metadata` value (gateway/presenters/listing.ts) — and the
+   * format version it was written in. Absent until a list first answers the activity; every write that does
+   * not set them drops them, and the next list derives them again.
+   */
+  listing?: string;
+  listing_version?: number;
   created_at: number;
   updated_at: number;
 }

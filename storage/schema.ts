@@ -16,6 +16,14 @@ export interface IndexSpec {
 export interface CollectionSpec {
   owner: 'user_id' | null;
   indexes: IndexSpec[];
+  /**
+   * Derived fields: values computed from the rest of the document (an activity's `listing`). A write keeps
+   * them only by naming them itself: `insert`, `put` and every change that does not name them drop them
+   * (apply-change.ts), so a derived value never outlives the fields it was computed from. Each holds a
+   * string or a number, is read like any field (`get`, `find`, `findFields`) but never filtered or sorted
+   * on, and SQLite keeps it in its own column, so reading it parses no document.
+   */
+  derived?: readonly string[];
 }
 
 export const SCHEMA: Record<CollectionName, CollectionSpec> = {
@@ -34,6 +42,7 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   team_authorizations: { owner: 'user_id', indexes: [{ fields: ['team_id', 'user_id'], unique: true }, { fields: ['user_id'] }] },
   activities: {
     owner: 'user_id',
+    derived: ['listing', 'listing_version'],
     indexes: [
       { fields: ['user_id', 'start'] },
       { fields: ['user_id', 'local_date'] },

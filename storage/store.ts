@@ -10,7 +10,10 @@
  *   live in a separate blob space keyed by string (`Blobs`), never inside documents;
  * - writes that must happen once are conditional (`updateOne` with a condition in the filter,
  *   `insertIfAbsent` against a unique index, `claim` for leased jobs) — never read-then-write;
- * - `batch` applies several writes atomically (an outbox event in the same write as its change).
+ * - `batch` applies several writes atomically (an outbox event in the same write as its change);
+ * - derived fields (schema.ts `derived`, e.g. an activity's `listing`) are kept only by a write that names
+ *   them: `insert`, `put` and any change that does not name them drop them, so a value computed from a
+ *   document never outlives the fields it was computed from.
  *
  * Instants are stored as UTC epoch milliseconds (`*_at`, `start`, `end`) plus, where the
  * source carried one, the UTC offset in minutes (`*_offset`) so local time round-trips exactly.
@@ -130,6 +133,17 @@ export interface Collection<T extends Doc> {
 
   findOne(filter: Filter<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null>;
   find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]>;
+
+  /**
+   * The named top-level `fields` of the documents `find(filter, options)` would return, in the same
+   * order, without reading the rest of each document: a hot list reads a few small fields and a
+   * stored string (SQLite extracts them in SQL, MongoDB projects them). Each row holds exactly the
+   * named fields a document has (`id` only when named; a missing field is missing from the row, a
+   * null one is null); strings come back as stored, objects and arrays as parsed values. At least
+   * one field; names as in filters, else `StoreUsageError`.
+   */
+  findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Promise<Pick<T, K>[]>;
+
   count(filter: Filter<T>): Promise<number>;
 
   /**

@@ -10,7 +10,7 @@
  * the team authorization and the actor's membership; losing it ends the token at once as well.
  */
 import { randomBytes } from 'node:crypto';
-import { SignJWT, decodeProtectedHeader, importJWK, jwtVerify, errors as joseErrors } from 'jose';
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import type { Store } from '../../storage/store.js';
 import { ACCESS_TOKEN_TTL_S, type SigningKeys } from './signing-keys.js';
 import { splitScopes } from './scopes.js';
@@ -106,12 +106,11 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
   if (header.alg !== 'RS256') throw new InvalidTokenError('Unsupported token algorithm');
   if (header.typ !== 'at+jwt') throw new InvalidTokenError('Not an access token');
   if (FORBIDDEN_HEADERS.some((name) => name in header)) throw new InvalidTokenError('Unsupported token header');
-  const jwk = typeof header.kid === 'string' ? await context.keys.publicKey(header.kid) : null;
-  if (!jwk) throw new InvalidTokenError('Unknown signing key');
+  const key = typeof header.kid === 'string' ? await context.keys.verificationKey(header.kid) : null;
+  if (!key) throw new InvalidTokenError('Unknown signing key');
 
   let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
   try {
-    const key = await importJWK(jwk, 'RS256');
     ({ payload } = await jwtVerify(token, key, {
       algorithms: ['RS256'],
       typ: 'at+jwt',

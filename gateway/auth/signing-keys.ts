@@ -20,6 +20,8 @@ interface LoadedKey {
   record: SigningKeyRecord;
   privateKey: CryptoKey;
   publicJwk: JWK;
+  /** `publicJwk` imported once per reload: importing it for every verification cost a tenth of a small request. */
+  publicKey: CryptoKey;
 }
 
 export class SigningKeys {
@@ -50,14 +52,14 @@ export class SigningKeys {
     return this.keys.filter((key) => isPublished(key.record, now)).map((key) => key.publicJwk);
   }
 
-  /** The public key for `kid`, reloading from the store once when it is unknown. */
-  async publicKey(kid: string, now = Date.now()): Promise<JWK | null> {
+  /** The public key that verifies `kid`'s signatures, reloading from the store once when it is unknown. */
+  async verificationKey(kid: string, now = Date.now()): Promise<CryptoKey | null> {
     let found = this.keys.find((key) => key.record.kid === kid);
     if (!found && now - this.lastReload > RELOAD_INTERVAL_MS) {
       await this.reload();
       found = this.keys.find((key) => key.record.kid === kid);
     }
-    return found && isPublished(found.record, now) ? found.publicJwk : null;
+    return found && isPublished(found.record, now) ? found.publicKey : null;
   }
 
   /** Adds a new generation that signs from now on; the previous one is retired but still published. */
@@ -84,6 +86,7 @@ export class SigningKeys {
         record,
         privateKey: (await importJWK(record.private_jwk as JWK, 'RS256')) as CryptoKey,
         publicJwk: record.public_jwk as JWK,
+        publicKey: (await importJWK(record.public_jwk as JWK, 'RS256')) as CryptoKey,
       })),
     );
     this.lastReload = Date.now();

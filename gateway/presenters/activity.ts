@@ -8,7 +8,19 @@ import type { Principal } from '../auth/access-tokens.js';
 
 const SUMMARY_FIELDS = ['mean', 'min', 'max', 'sum', 'start', 'end', 'gain', 'loss'] as const;
 
+/**
+ * The format version of stored activity listings (presenters/listing.ts): bump it with any change to the JSON
+ * `presentActivityListing` gives (fields, order, formatting), and every stored listing is derived again.
+ * test/gateway/activity-list.test.ts pins that JSON for one record.
+ */
+export const ACTIVITY_LISTING_VERSION = 1;
+
 export function presentActivitySummary(record: ActivityRecord, principal: Principal) {
+  return { ...presentActivityListing(record), app_metadata: ownMetadata(record.app_metadata, principal) };
+}
+
+/** The summary as every caller sees it, with the caller-dependent `app_metadata` (the last field) null. */
+export function presentActivityListing(record: ActivityRecord) {
   return {
     id: record.id,
     sport: record.sport,
@@ -23,7 +35,7 @@ export function presentActivitySummary(record: ActivityRecord, principal: Princi
     summary: record.summary ? presentBlocks(record.summary) : null,
     laps: record.laps ? record.laps.map(presentLap) : null,
     traces: null,
-    app_metadata: ownMetadata(record.app_metadata, principal),
+    app_metadata: null,
   };
 }
 

@@ -4,12 +4,13 @@
  * fixed paths such as `/activities/latest` and `/activities/longitudinal-data` are never read as ids.
  */
 import { z } from 'zod';
-import type { ActivityRecord, Filter } from '../../storage/store.js';
+import type { ActivityRecord, Filter, FindOptions } from '../../storage/store.js';
 import { sportMatches, sportStorePrefix } from '../../domain/sport.js';
 import { sportFilters } from '../schemas/activity-filters.js';
 import { ownActivity } from '../services/activities.js';
 import { dateSchema } from '../../domain/time.js';
-import { presentActivityDetails, presentActivitySummary } from '../presenters/activity.js';
+import { ACTIVITY_LISTING_VERSION, presentActivityDetails, presentActivityListing } from '../presenters/activity.js';
+import { listingPage, type ListingKind } from '../services/listing-page.js';
 import { ActivityDetails, ActivitySummary } from '../schemas/resources.js';
 import { putAppMetadata, AppMetadataBody } from '../services/app-metadata.js';
 import { queryArray, queryInt, queryString } from '../schemas/query.js';
@@ -33,6 +34,11 @@ const LatestQuery = z.object({
   sport: queryString(sportFilter).optional().describe('A parent sport also matches its sub-sports'),
 });
 const LATEST_PAGE = 50;
+const NEWEST_FIRST = { start: -1 } as const;
+
+function activityListings(deps: GatewayDeps): ListingKind<ActivityRecord> {
+  return { collection: deps.store.activities, version: ACTIVITY_LISTING_VERSION, present: presentActivityListing };
+}
 
 const ActivityParams = z.object({ activity_id: z.string().min(1).max(64) });
 
@@ -52,18 +58,21 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function listActivities(ctx) {
       const input = ctx.state.input as z.output<typeof ListQuery>;
       const sports = sportFilters(input.sport ?? [], input.sports);
-      const filter: Filter<ActivityRecord> = { user_id: ctx.state.auth.userId };
+      let filter: Filter<ActivityRecord> = { user_id: ctx.state.auth.userId };
       if (input.start || input.end) filter.local_date = { ...(input.start && { $gte: input.start }), ...(input.end && { $lte: input.end }) };
       if (input.tags?.length) filter.tags = { $all: input.tags };
       if (sports.length) filter.$or = sports.map((sport) => ({ sport: { $prefix: sportStorePrefix(sport) ?? sport } }));
-      // Modifier containment is checked here, so page only after it when sports are filtered.
-      const paging = sports.length ? {} : { limit: input.limit, offset: input.offset };
-      let records = await deps.store.activities.find(filter, { sort: { start: -1 }, ...paging });
+      let page: FindOptions<ActivityRecord> = { sort: NEWEST_FIRST, limit: input.limit, offset: input.offset };
       if (sports.length) {
-        records = records.filter((record) => sports.some((sport) => sportMatches(record.sport, sport)));
-        records = records.slice(input.offset, input.offset + input.limit);
+        // Modifier containment is checked here, on ids and sports only; the page is then read by id.
+        const candidates = await deps.store.activities.findFields(filter, ['id', 'sport'], { sort: NEWEST_FIRST });
+        const matching = candidates.filter((candidate) => sports.some((sport) => sportMatches(candidate.sport, sport)));
+        filter = { user_id: ctx.state.auth.userId, id: { $in: matching.slice(input.offset, input.offset + input.limit).map((candidate) => candidate.id) } };
+        page = { sort: NEWEST_FIRST };
       }
-      ctx.body = records.map((record) => presentActivitySummary(record, ctx.state.auth));
+      // Byte for byte the JSON of presentActivitySummary over the page (services/listing-page.ts).
+      ctx.body = await listingPage(activityListings(deps), filter, page, ctx.state.auth);
+      ctx.type = 'application/json';
     },
   );
 
@@ -81,7 +90,7 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
       // Newest first; with a sport, skip look-alikes that only share the code prefix.
       let latest: ActivityRecord | null = null;
       for (let offset = 0; latest === null; offset += LATEST_PAGE) {
-        const page = await deps.store.activities.find(filter, { sort: { start: -1 }, limit: LATEST_PAGE, offset });
+        const page = await deps.store.activities.find(filter, { sort: NEWEST_FIRST, limit: LATEST_PAGE, offset });
         latest = page.find((record) => !sport || sportMatches(record.sport, sport)) ?? null;
         if (page.length < LATEST_PAGE) break;
       }

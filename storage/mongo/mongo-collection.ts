@@ -9,9 +9,10 @@ import {
   DuplicateKeyError, StoreUsageError, type Change, type Collection, type CollectionName, type Doc, type Filter,
   type FindOptions, type InsertOutcome,
 } from '../store.js';
-import { keyFilter, parseFilter, parsePage, parseSort } from '../query.js';
-import { checkDoc, isEmptyChange, parseChange } from '../apply-change.js';
+import { keyFilter, parseFields, parseFilter, parsePage, parseSort } from '../query.js';
+import { checkDoc, isEmptyChange, parseWrite, writtenDoc } from '../apply-change.js';
 import { mongoQuery, mongoSort } from './mongo-filter.js';
+import { SCHEMA } from '../schema.js';
 
 /** A document as stored: the port's fields with `_id` in place of `id`. */
 export interface StoredDoc {
@@ -45,8 +46,8 @@ function toStored(doc: Doc): StoredDoc {
   return { _id: id, ...fields };
 }
 
-function mongoUpdate(change: Change<Doc>): UpdateFilter<StoredDoc> | null {
-  const parsed = parseChange(change);
+function mongoUpdate(change: Change<Doc>, collection: CollectionName): UpdateFilter<StoredDoc> | null {
+  const parsed = parseWrite(change, collection);
   if (isEmptyChange(parsed)) return null;
   const update: Document = {};
   if (parsed.set.length > 0) update['$set'] = Object.fromEntries(parsed.set);
@@ -56,10 +57,14 @@ function mongoUpdate(change: Change<Doc>): UpdateFilter<StoredDoc> | null {
 }
 
 export class MongoCollection<T extends Doc> implements Collection<T> {
-  constructor(private readonly native: MongoCollectionApi<StoredDoc>, readonly name: CollectionName) {}
+  private readonly derived: readonly string[];
+
+  constructor(private readonly native: MongoCollectionApi<StoredDoc>, readonly name: CollectionName) {
+    this.derived = SCHEMA[name].derived ?? [];
+  }
 
   private query(filter: Filter<T>): MongoFilter<StoredDoc> {
-    return mongoQuery(parseFilter(filter)) as MongoFilter<StoredDoc>;
+    return mongoQuery(parseFilter(filter, this.derived)) as MongoFilter<StoredDoc>;
   }
 
   private async attempt<R>(work: () => Promise<R>): Promise<R> {
@@ -72,14 +77,14 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async insert(doc: T, session?: ClientSession): Promise<void> {
     checkDoc(doc, `${this.name}.insert`);
-    await this.attempt(() => this.native.insertOne(toStored(doc), { session }));
+    await this.attempt(() => this.native.insertOne(toStored(writtenDoc(doc, this.name)), { session }));
   }
 
   async insertIfAbsent(doc: T, key: (keyof T & string)[], session?: ClientSession): Promise<InsertOutcome<T>> {
     const existingFilter = keyFilter(doc, key) as Filter<T>;
     try {
       await this.insert(doc, session);
-      return { inserted: true, doc };
+      return { inserted: true, doc: writtenDoc(doc, this.name) };
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       // The winner's insert is committed once ours collides on the unique index; it can only be
@@ -99,17 +104,38 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async findOne(filter: Filter<T>, options?: Pick<FindOptions<T>, 'sort'>, session?: ClientSession): Promise<T | null> {
     const query = this.query(filter);
-    const stored = await this.native.findOne(query, { sort: mongoSort(parseSort(options?.sort)), session });
+    const stored = await this.native.findOne(query, { sort: mongoSort(parseSort(options?.sort, this.derived)), session });
     return stored === null ? null : fromStored<T>(stored);
   }
 
   async find(filter: Filter<T>, options?: FindOptions<T>, session?: ClientSession): Promise<T[]> {
     const query = this.query(filter);
-    const sort = mongoSort(parseSort(options?.sort));
+    const sort = mongoSort(parseSort(options?.sort, this.derived));
     const { limit, offset } = parsePage(options);
     if (limit === 0) return []; // Mongo reads limit 0 as "no limit"
     const cursor = this.native.find(query, { sort, skip: offset, limit: limit ?? undefined, session });
     return (await cursor.toArray()).map((stored) => fromStored<T>(stored));
+  }
+
+  async findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>, session?: ClientSession): Promise<Pick<T, K>[]> {
+    const names = parseFields(fields);
+    const query = this.query(filter);
+    const sort = mongoSort(parseSort(options?.sort, this.derived));
+    const { limit, offset } = parsePage(options);
+    if (limit === 0) return []; // Mongo reads limit 0 as "no limit"
+    const projection: Document = { _id: names.includes('id') ? 1 : 0 };
+    for (const name of names) if (name !== 'id') projection[name] = 1;
+    const cursor = this.native.find(query, { projection, sort, skip: offset, limit: limit ?? undefined, session });
+    // Rows are picked from what the server sends: one that ignores the projection (the bundled jongodb
+    // does) sends more bytes, never more fields.
+    return (await cursor.toArray()).map((stored) => {
+      const row: Record<string, unknown> = {};
+      for (const name of names) {
+        const field = name === 'id' ? '_id' : name;
+        if (Object.hasOwn(stored, field)) row[name] = stored[field];
+      }
+      return row as Pick<T, K>;
+    });
   }
 
   async findIds(filter: Filter<T>, session?: ClientSession): Promise<string[]> {
@@ -123,8 +149,8 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async updateOne(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>, session?: ClientSession): Promise<T | null> {
     const query = this.query(filter);
-    const sort = mongoSort(parseSort(options?.sort));
-    const update = mongoUpdate(change as Change<Doc>);
+    const sort = mongoSort(parseSort(options?.sort, this.derived));
+    const update = mongoUpdate(change as Change<Doc>, this.name);
     if (update === null) return this.findOne(filter, options, session);
     const stored = await this.attempt(() => this.native.findOneAndUpdate(query, update, { sort, returnDocument: 'after', session }));
     return stored === null ? null : fromStored<T>(stored);
@@ -132,7 +158,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async updateMany(filter: Filter<T>, change: Change<T>, session?: ClientSession): Promise<number> {
     const query = this.query(filter);
-    const update = mongoUpdate(change as Change<Doc>);
+    const update = mongoUpdate(change as Change<Doc>, this.name);
     if (update === null) return this.count(filter, session);
     const result = await this.attempt(() => this.native.updateMany(query, update, { session }));
     return result.matchedCount;
@@ -140,7 +166,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async put(doc: T, session?: ClientSession): Promise<void> {
     checkDoc(doc, `${this.name}.put`);
-    const { _id, ...fields } = toStored(doc);
+    const { _id, ...fields } = toStored(writtenDoc(doc, this.name));
     await this.attempt(() => this.native.replaceOne({ _id }, fields, { upsert: true, session }));
   }
 

@@ -7,7 +7,8 @@
  * - `json_extract` is NULL for a missing field and for JSON null, so `IS NULL` is Mongo's `{f: null}`;
  * - every comparison also tests `json_type`, because `json_extract` gives 1/0 for true/false and
  *   JSON text for arrays and objects: numbers meet only numbers, strings only strings, booleans
- *   only booleans (Mongo's type bracketing);
+ *   only booleans (Mongo's type bracketing) — except equality with a string that no object or
+ *   array's JSON text can equal (`needsTypeTest`);
  * - negations (`ne`, `nin`) are `NOT IFNULL(…, 0)`, so a missing field (NULL) matches them;
  * - `$all` / `$any` look at the elements through `json_each`; `$prefix` compares `substr`, so
  *   `%`, `_` and regex characters in the prefix are plain characters.
@@ -58,7 +59,18 @@ function bind(value: Value, params: SqlValue[]): string {
   return '?';
 }
 
+/**
+ * Whether equality with these values needs the type test. It does not for strings that cannot be the JSON
+ * text `json_extract` gives for an object or array (which starts with `{` or `[`): numbers and booleans come
+ * back as SQL numbers, never equal to text, so such a string can only meet a JSON string. Skipping the test
+ * spares parsing each candidate document when an index answers the comparison (`user_id = ?`).
+ */
+function needsTypeTest(values: readonly Value[]): boolean {
+  return values.some((value) => typeof value !== 'string' || value.startsWith('{') || value.startsWith('['));
+}
+
 function compare(on: Operand, sqlOp: string, value: Value, params: SqlValue[]): string {
+  if (sqlOp === '=' && !needsTypeTest([value])) return `(${on.value} = ${bind(value, params)})`;
   return `(${on.value} ${sqlOp} ${bind(value, params)} AND ${typeTest(on.type, value)})`;
 }
 
@@ -69,7 +81,7 @@ function inList(on: Operand, values: readonly (Value | null)[], params: SqlValue
     const same = values.filter((v): v is Value => v !== null && typeof v === kind);
     if (same.length === 0) continue;
     const list = same.map((v) => bind(v, params)).join(', ');
-    parts.push(`(${on.value} IN (${list}) AND ${typeTest(on.type, same[0]!)})`);
+    parts.push(needsTypeTest(same) ? `(${on.value} IN (${list}) AND ${typeTest(on.type, same[0]!)})` : `(${on.value} IN (${list}))`);
   }
   if (values.includes(null)) parts.push(`${on.value} IS NULL`);
   return parts.length === 0 ? '0' : `(${parts.join(' OR ')})`;

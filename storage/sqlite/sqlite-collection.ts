@@ -1,6 +1,7 @@
 /**
  * One collection of the SQLite backend: a `(id TEXT PRIMARY KEY, doc TEXT NOT NULL)` table of JSON
- * documents. Every operation has a synchronous form (`…Now`) that the store's transactions
+ * documents, plus one column per derived field (schema.ts `derived`; NULL when absent), which is merged
+ * into the document on every read and read alone by `findFields` without parsing the document. Every operation has a synchronous form (`…Now`) that the store's transactions
  * (batch, deleteUser) call directly — better-sqlite3 transactions cannot span an `await` — and the
  * port's async form around it. Read-then-write operations run in an IMMEDIATE transaction, which
  * takes the write lock first, so a conditional `updateOne` is atomic across connections and
@@ -11,9 +12,10 @@ import {
   DuplicateKeyError, type Change, type Collection, type CollectionName, type Doc, type Filter, type FindOptions,
   type InsertOutcome,
 } from '../store.js';
-import { keyFilter, parseFilter, parsePage, parseSort } from '../query.js';
-import { applyChange, checkDoc, isEmptyChange, parseChange } from '../apply-change.js';
-import { orderBy, whereClause, type SqlWhere } from './sql-filter.js';
+import { keyFilter, parseFields, parseFilter, parsePage, parseSort, type SortKey } from '../query.js';
+import { SCHEMA } from '../schema.js';
+import { applyChange, checkDoc, isEmptyChange, parseWrite, writtenDoc } from '../apply-change.js';
+import { orderBy, whereClause, type SqlValue, type SqlWhere } from './sql-filter.js';
 
 /** What a collection needs from its database: cached statements and IMMEDIATE transactions. */
 export interface SqliteHandle {
@@ -21,21 +23,64 @@ export interface SqliteHandle {
   immediate<R>(work: () => R): R;
 }
 
+/** A row as read: the document's JSON text and, by name, each derived field's column. */
 interface DocRow {
   doc: string;
+  [derived: string]: string | number | null;
+}
+
+/** A field's value from `json_type` and `json_extract` (which gives 1/0 for booleans and JSON text for objects and arrays). */
+function fieldValue(type: string, value: unknown): unknown {
+  switch (type) {
+    case 'true': return true;
+    case 'false': return false;
+    case 'null': return null;
+    case 'object': case 'array': return JSON.parse(value as string);
+    default: return value;
+  }
 }
 
 const UNIQUE_VIOLATIONS = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
 export class SqliteCollection<T extends Doc> implements Collection<T> {
   private readonly table: string;
+  private readonly derived: readonly string[];
+  /** `doc` and the derived fields' columns: what every whole-document read selects. */
+  private readonly docColumns: string;
+  /** Rewrites a document and its derived columns: `doc = ?, "<field>" = ? …` with the id last. */
+  private readonly rewrite: string;
 
   constructor(private readonly handle: SqliteHandle, readonly name: CollectionName) {
     this.table = `"${name}"`;
+    this.derived = SCHEMA[name].derived ?? [];
+    this.docColumns = ['doc', ...this.derived.map((field) => `"${field}"`)].join(', ');
+    this.rewrite = `UPDATE ${this.table} SET ${['doc', ...this.derived.map((field) => `"${field}"`)].map((column) => `${column} = ?`).join(', ')} WHERE id = ?`;
   }
 
   private where(filter: Filter<T>): SqlWhere {
-    return whereClause(parseFilter(filter), this.name);
+    return whereClause(parseFilter(filter, this.derived), this.name);
+  }
+
+  private sort(options: Pick<FindOptions<T>, 'sort'> | undefined): SortKey[] {
+    return parseSort(options?.sort, this.derived);
+  }
+
+  /** The document a row holds, its derived fields included. */
+  private readDoc(row: DocRow): T {
+    const doc = JSON.parse(row.doc) as Record<string, unknown>;
+    for (const field of this.derived) if (row[field] !== null) doc[field] = row[field];
+    return doc as T;
+  }
+
+  /** Writes `next` over the row with its id: the document without derived fields, each of those in its column. */
+  private rewriteNow(next: T): T {
+    const { id } = next;
+    const plain = JSON.stringify(writtenDoc(next, this.name));
+    const columns = this.derived.map((field) => ((next as Record<string, unknown>)[field] ?? null) as string | number | null);
+    this.write(() => this.handle.prepare(this.rewrite).run(plain, ...columns, id));
+    const written = JSON.parse(plain) as Record<string, unknown>;
+    for (const [i, field] of this.derived.entries()) if (columns[i] !== null) written[field] = columns[i];
+    return written as T;
   }
 
   /** Runs a write, turning a unique-constraint failure into the port's DuplicateKeyError. */
@@ -53,15 +98,15 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   insertNow(doc: T): void {
     checkDoc(doc, `${this.name}.insert`);
-    const json = JSON.stringify(doc);
+    const json = JSON.stringify(writtenDoc(doc, this.name));
     this.write(() => this.handle.prepare(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc.id, json));
   }
 
   putNow(doc: T): void {
     checkDoc(doc, `${this.name}.put`);
-    const json = JSON.stringify(doc);
+    const json = JSON.stringify(writtenDoc(doc, this.name));
     this.write(() => this.handle.prepare(
-      `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+      `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET ${this.docColumns.split(', ').map((column) => `${column} = excluded.${column}`).join(', ')}`,
     ).run(doc.id, json));
   }
 
@@ -70,7 +115,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.handle.immediate(() => {
       try {
         this.insertNow(doc);
-        return { inserted: true, doc };
+        return { inserted: true, doc: writtenDoc(doc, this.name) };
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error;
         const existing = this.findNow(existingFilter, { limit: 1 })[0];
@@ -80,15 +125,48 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  findNow(filter: Filter<T>, options?: FindOptions<T>): T[] {
+  /** `SELECT <columns>` over what `find(filter, options)` matches, in its order and page; null for `limit: 0`. */
+  private selectPage(columns: string, filter: Filter<T>, options: FindOptions<T> | undefined): { sql: string; args: SqlValue[] } | null {
     const { sql, params } = this.where(filter);
     const { limit, offset } = parsePage(options);
-    if (limit === 0) return [];
+    if (limit === 0) return null;
     const paged = limit !== null || offset > 0;
     const page = paged ? ' LIMIT ? OFFSET ?' : '';
-    const rows = this.handle.prepare(`SELECT doc FROM ${this.table} WHERE ${sql}${orderBy(parseSort(options?.sort))}${page}`)
-      .all(...params, ...(paged ? [limit ?? -1, offset] : [])) as DocRow[];
-    return rows.map((row) => JSON.parse(row.doc) as T);
+    return {
+      sql: `SELECT ${columns} FROM ${this.table} WHERE ${sql}${orderBy(this.sort(options))}${page}`,
+      args: [...params, ...(paged ? [limit ?? -1, offset] : [])],
+    };
+  }
+
+  findNow(filter: Filter<T>, options?: FindOptions<T>): T[] {
+    const query = this.selectPage(this.docColumns, filter, options);
+    if (query === null) return [];
+    const rows = this.handle.prepare(query.sql).all(...query.args) as DocRow[];
+    return rows.map((row) => this.readDoc(row));
+  }
+
+  /**
+   * Two columns per field, its JSON type and `json_extract`'s value, so only objects and arrays are parsed;
+   * a derived field's column is read as it is, without touching the document.
+   */
+  findFieldsNow<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Pick<T, K>[] {
+    const names = parseFields(fields);
+    const columns = names.map((field) => {
+      if (field === 'id') return `'text', id`;
+      if (this.derived.includes(field)) return `iif("${field}" IS NULL, NULL, 'derived'), "${field}"`;
+      return `json_type(doc, '$.${field}'), json_extract(doc, '$.${field}')`;
+    });
+    const query = this.selectPage(columns.join(', '), filter, options);
+    if (query === null) return [];
+    const rows = this.handle.prepare(query.sql).raw(true).all(...query.args) as unknown[][];
+    return rows.map((row) => {
+      const picked: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) {
+        const type = row[2 * i] as string | null;
+        if (type !== null) picked[names[i]!] = fieldValue(type, row[2 * i + 1]);
+      }
+      return picked as Pick<T, K>;
+    });
   }
 
   findIdsNow(filter: Filter<T>): string[] {
@@ -98,31 +176,24 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   updateOneNow(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>): T | null {
-    const parsed = parseChange(change);
+    const parsed = parseWrite(change, this.name);
     const { sql, params } = this.where(filter);
-    const select = `SELECT doc FROM ${this.table} WHERE ${sql}${orderBy(parseSort(options?.sort))} LIMIT 1`;
+    const select = `SELECT ${this.docColumns} FROM ${this.table} WHERE ${sql}${orderBy(this.sort(options))} LIMIT 1`;
     return this.handle.immediate(() => {
       const row = this.handle.prepare(select).get(...params) as DocRow | undefined;
       if (row === undefined) return null;
-      if (isEmptyChange(parsed)) return JSON.parse(row.doc) as T;
-      const json = JSON.stringify(applyChange(JSON.parse(row.doc) as T, parsed));
-      const next = JSON.parse(json) as T;
-      this.write(() => this.handle.prepare(`UPDATE ${this.table} SET doc = ? WHERE id = ?`).run(json, next.id));
-      return next;
+      if (isEmptyChange(parsed)) return this.readDoc(row);
+      return this.rewriteNow(applyChange(this.readDoc(row), parsed));
     });
   }
 
   updateManyNow(filter: Filter<T>, change: Change<T>): number {
-    const parsed = parseChange(change);
+    const parsed = parseWrite(change, this.name);
     const { sql, params } = this.where(filter);
     return this.handle.immediate(() => {
-      const rows = this.handle.prepare(`SELECT doc FROM ${this.table} WHERE ${sql}`).all(...params) as DocRow[];
+      const rows = this.handle.prepare(`SELECT ${this.docColumns} FROM ${this.table} WHERE ${sql}`).all(...params) as DocRow[];
       if (isEmptyChange(parsed)) return rows.length;
-      const update = this.handle.prepare(`UPDATE ${this.table} SET doc = ? WHERE id = ?`);
-      for (const row of rows) {
-        const next = applyChange(JSON.parse(row.doc) as T, parsed);
-        this.write(() => update.run(JSON.stringify(next), next.id));
-      }
+      for (const row of rows) this.rewriteNow(applyChange(this.readDoc(row), parsed));
       return rows.length;
     });
   }
@@ -141,8 +212,8 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | null> {
-    const row = this.handle.prepare(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as DocRow | undefined;
-    return row === undefined ? null : (JSON.parse(row.doc) as T);
+    const row = this.handle.prepare(`SELECT ${this.docColumns} FROM ${this.table} WHERE id = ?`).get(id) as DocRow | undefined;
+    return row === undefined ? null : this.readDoc(row);
   }
 
   async findOne(filter: Filter<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null> {
@@ -151,6 +222,10 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async find(filter: Filter<T>, options?: FindOptions<T>): Promise<T[]> {
     return this.findNow(filter, options);
+  }
+
+  async findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Promise<Pick<T, K>[]> {
+    return this.findFieldsNow(filter, fields, options);
   }
 
   async count(filter: Filter<T>): Promise<number> {

@@ -38,6 +38,16 @@ function schemaStatements(): string[] {
   return [...statements, ...BLOBS_SCHEMA];
 }
 
+/** One column per derived field (schema.ts), added to tables made before the field was declared. */
+function addDerivedColumns(db: Database.Database): void {
+  for (const name of COLLECTION_NAMES) {
+    const derived = SCHEMA[name].derived ?? [];
+    if (derived.length === 0) continue;
+    const columns = new Set((db.prepare(`PRAGMA table_info("${name}")`).all() as { name: string }[]).map((column) => column.name));
+    for (const field of derived) if (!columns.has(field)) db.exec(`ALTER TABLE "${name}" ADD COLUMN "${field}"`);
+  }
+}
+
 function connect(file: string): Database.Database {
   if (file !== ':memory:' && file !== '') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
@@ -48,6 +58,7 @@ function connect(file: string): Database.Database {
     db.pragma('synchronous = FULL');
     db.transaction(() => {
       for (const sql of schemaStatements()) db.exec(sql);
+      addDerivedColumns(db);
     }).immediate();
     return db;
   } catch (error) {

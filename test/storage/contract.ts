@@ -142,6 +142,52 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.is(await store.activities.count({}), 1);
   });
 
+  test('keeps derived fields only through a change that names them; every other write drops them', async () => {
+    const derived = { listing: '{"id":"act1","app_metadata":', listing_version: 1 };
+    const listed = async () => {
+      const read = await store.activities.get('act1');
+      return read && { listing: read.listing, listing_version: read.listing_version };
+    };
+    const gone = { listing: undefined, listing_version: undefined };
+    const derive = () => store.activities.updateOne({ id: 'act1' }, { set: derived });
+
+    await store.activities.insert(activity('act1', 'u1', derived));
+    assert.equal(await listed(), gone, 'insert');
+    assert.is((await derive())?.listing, derived.listing);
+    assert.equal(await listed(), derived, 'a change that sets them');
+    await store.activities.updateOne({ id: 'act1' }, {});
+    assert.equal(await listed(), derived, 'an empty change writes nothing');
+    assert.equal((await store.activities.updateOne({ id: 'act1' }, { set: { tags: ['edited'] } }))?.listing, undefined);
+    assert.equal(await listed(), gone, 'updateOne');
+    await derive();
+    await store.activities.updateMany({ user_id: 'u1' }, { inc: { samples: 1 } });
+    assert.equal(await listed(), gone, 'updateMany');
+    await derive();
+    await store.batch([{ collection: 'activities', update: { id: 'act1' }, change: { unset: ['analysis_key'] } }]);
+    assert.equal(await listed(), gone, 'an update in a batch');
+    await derive();
+    await store.activities.put({ ...(await store.activities.get('act1'))!, sport: 'running' });
+    assert.equal(await listed(), gone, 'put');
+    await store.activities.updateOne({ id: 'act1' }, { set: { tags: ['both'], listing: 'new' } });
+    assert.equal(await listed(), { listing: 'new', listing_version: undefined }, 'a change that names one keeps what it sets and drops the other');
+  });
+
+  test('reads derived fields like any field but never filters or sorts on them [StoreUsageError]', async () => {
+    await store.activities.insert(activity('act1', 'u1'));
+    await store.activities.insert(activity('act2', 'u1', { start: T0 + 1 }));
+    await store.activities.updateOne({ id: 'act1' }, { set: { listing: '{"x":"\\u00e9 é"}', listing_version: 2 } });
+    assert.equal(await store.activities.findFields({ user_id: 'u1' }, ['id', 'listing', 'listing_version'], { sort: { start: -1 } }), [
+      { id: 'act2' }, { id: 'act1', listing: '{"x":"\\u00e9 é"}', listing_version: 2 },
+    ]);
+    assert.is((await store.activities.find({ user_id: 'u1' }, { sort: { start: 1 } }))[0]?.listing_version, 2);
+    await rejects(() => store.activities.find({ listing: 'x' }), StoreUsageError);
+    await rejects(() => store.activities.find({ $or: [{ listing_version: 1 }] }), StoreUsageError);
+    await rejects(() => store.activities.find({}, { sort: { listing_version: 1 } }), StoreUsageError);
+    await rejects(() => store.activities.updateOne({ id: 'act1' }, { set: { listing: { x: 1 } as never } }), StoreUsageError);
+    await rejects(() => store.activities.updateOne({ id: 'act1' }, { inc: { listing_version: 1 } }), StoreUsageError);
+    assert.is((await store.activities.get('act1'))?.listing_version, 2);
+  });
+
   test('rejects a second document with the same id [DuplicateKeyError]', async () => {
     await store.users.insert(user('u1'));
     await rejects(() => store.users.insert(user('u1', { email: 'other@example.com' })), DuplicateKeyError);
@@ -198,6 +244,8 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.equal(await ids({ mixed: true }), ['p3']);
     assert.equal(await ids({ mixed: 1 }), ['p4']);
     assert.equal(await ids({ mixed: '[]' }), [], 'an array is not its JSON text');
+    assert.equal(await ids({ mixed: { $in: ['[]', '5'] } }), ['p2'], 'nor in a list');
+    assert.equal(await ids({ mixed: { $ne: '[]' } }), ['p1', 'p2', 'p3', 'p4', 'p5']);
     assert.equal(await ids({ b: true }), ['p1', 'p3']);
     assert.equal(await ids({ b: false }), ['p2', 'p5']);
     assert.equal(await ids({ n: { $eq: 10 } }), ['p3']);
@@ -319,6 +367,34 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
 
   test('sorts null and missing as equal, breaking the tie by id', async () => {
     assert.equal(await ids({}, { sort: { s: 1 } }), ['p3', 'p4', 'p1', 'p2', 'p5']);
+  });
+
+  test('findFields answers the named fields of the documents find answers, in its order and page', async () => {
+    await ids({});
+    const pick = (probe: Probe, names: (keyof Probe)[]) => Object.fromEntries(names.filter((name) => name in probe).map((name) => [name, probe[name]]));
+    const names: (keyof Probe)[] = ['id', 's', 'n', 'b', 'tags', 'mixed'];
+    for (const options of [{ sort: { n: 1 } }, { sort: { b: -1, n: 1 }, limit: 2, offset: 1 }, { sort: { s: -1 }, offset: 3 }] as FindOptions<Probe>[]) {
+      const expected = (await probes.find({}, options)).map((probe) => pick(probe, names));
+      assert.equal(await probes.findFields({}, names, options), expected, JSON.stringify(options));
+    }
+    assert.equal(await probes.findFields({ b: true }, ['s'], { sort: { id: 1 } }), [{ s: 'alpha' }, { s: null }], 'no id unless named');
+    assert.equal(await probes.findFields({ id: 'p4' }, ['s', 'b', 'tags']), [{ tags: ['a'] }], 'a missing field is missing, not null');
+    assert.equal(await probes.findFields({}, ['id'], { sort: { id: 1 }, limit: 0 }), []);
+  });
+
+  test('findFields answers strings verbatim and objects and arrays as stored', async () => {
+    const json = '{"id":"a","n":1.5,"list":[1,2]}';
+    const ride = activity('act1', 'u1', { sport: json });
+    await store.activities.insert(ride);
+    const [row] = await store.activities.findFields({ user_id: 'u1' }, ['sport', 'summary', 'laps', 'app_metadata', 'distance', 'tags']);
+    assert.equal(row, { sport: json, summary: ride.summary, laps: ride.laps, app_metadata: ride.app_metadata, distance: 40_000.5, tags: ['race'] });
+  });
+
+  test('findFields refuses an empty, repeated or hostile field list [StoreUsageError]', async () => {
+    await ids({});
+    for (const fields of [[], ['s', 's'], ['a.b'], ["s') --"], [1]] as unknown as (keyof Probe)[][]) {
+      await rejects(() => probes.findFields({}, fields), StoreUsageError);
+    }
   });
 
   test('counts matching documents', async () => {

@@ -14,7 +14,7 @@ import { openSqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { whereClause } from '../../storage/sqlite/sql-filter.js';
 import { parseFilter } from '../../storage/query.js';
 import { storeContract } from './contract.js';
-import { authorizationCode, user } from './records.js';
+import { activity, authorizationCode, user } from './records.js';
 import type { RaceWorkerData } from './sqlite-race-worker.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'threshold-storage-'));
@@ -113,6 +113,20 @@ test('lets exactly one of four threads with their own connections consume each c
   for (const [i, ids] of won.entries()) {
     for (const id of ids) assert.is((await store.authorization_codes.get(id))?.consumed_at, i + 1);
   }
+  await store.close();
+});
+
+test('adds a derived field\'s column to a table made before the field was declared', async () => {
+  const file = freshFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const old = new Database(file);
+  old.exec('CREATE TABLE "activities" (id TEXT PRIMARY KEY, doc TEXT NOT NULL)');
+  old.prepare('INSERT INTO "activities" (id, doc) VALUES (?, ?)').run('act1', JSON.stringify(activity('act1', 'u1')));
+  old.close();
+  const store = await openSqliteStore({ file });
+  assert.equal(await store.activities.get('act1'), activity('act1', 'u1'));
+  await store.activities.updateOne({ id: 'act1' }, { set: { listing: '{}', listing_version: 1 } });
+  assert.equal(await store.activities.findFields({ id: 'act1' }, ['listing', 'listing_version']), [{ listing: '{}', listing_version: 1 }]);
   await store.close();
 });
 

@@ -1,0 +1,73 @@
+/**
+ * A page of a list endpoint as JSON text, assembled from the records' stored listings
+ * (presenters/listing.ts): one store query reads only each record's id, listing and listing version — and
+ * for an app token its `app_metadata` — never the rest of the document (on SQLite the listing has its own
+ * column, so a personal token's page parses no document at all). A record without a listing in the current
+ * version is read whole and presented, and its listing is stored for the next page, on the condition that
+ * `updated_at` is unchanged, so a listing never lands on a newer write; any later write drops it
+ * (storage/schema.ts `derived`).
+ *
+ * The text is what the JSON of `records.map(present + the caller's own metadata)` would be, byte for byte:
+ * test/gateway/activity-list.test.ts compares the two.
+ */
+import type { AppMetadata, Collection, Filter, FindOptions, JsonObject } from '../../storage/store.js';
+import { listingEntry, listingOf } from '../presenters/listing.js';
+
+/** A record a list endpoint answers: the fields the page reads. */
+export interface Listable {
+  id: string;
+  updated_at: number;
+  app_metadata: AppMetadata;
+  listing?: string;
+  listing_version?: number;
+}
+
+export interface ListingKind<T extends Listable> {
+  collection: Collection<T>;
+  /** The format version of `present`'s JSON: a stored listing of another version is derived again. */
+  version: number;
+  /** The record as listed, its last field `app_metadata: null`. */
+  present(record: T): { app_metadata: null };
+}
+
+/** What the page needs of each record. */
+type Row = Pick<Listable, 'id' | 'listing' | 'listing_version'> & { app_metadata?: AppMetadata };
+
+/** `find(filter, options)` as the JSON array of the records' listings, each with the caller's own app metadata. */
+export async function listingPage<T extends Listable>(
+  kind: ListingKind<T>,
+  filter: Filter<T>,
+  options: FindOptions<T>,
+  principal: { applicationId: string | null },
+): Promise<string> {
+  const appId = principal.applicationId;
+  const fields = ['id', 'listing', 'listing_version', ...(appId ? ['app_metadata'] : [])] as (keyof T & string)[];
+  const rows = (await kind.collection.findFields(filter, fields, options)) as unknown as Row[];
+  const isStale = (row: Row): boolean => row.listing === undefined || row.listing_version !== kind.version;
+  const stale = rows.filter(isStale);
+  const derived = stale.length > 0 ? await derive(kind, stale.map((row) => row.id)) : new Map<string, Row>();
+  const entries: string[] = [];
+  for (const row of rows) {
+    const current = isStale(row) ? derived.get(row.id) : row;
+    // A record deleted since the page was read is left out.
+    if (current?.listing === undefined) continue;
+    const own: JsonObject | null = appId ? (current.app_metadata?.[appId] ?? null) : null;
+    entries.push(listingEntry(current.listing, own));
+  }
+  return `[${entries.join(',')}]`;
+}
+
+/** Reads the records whole, presents them and stores their listings; answers each one's listing and metadata. */
+async function derive<T extends Listable>(kind: ListingKind<T>, ids: string[]): Promise<Map<string, Row>> {
+  const records = await kind.collection.find({ id: { $in: ids } } as unknown as Filter<T>);
+  const rows = new Map<string, Row>();
+  await Promise.all(records.map(async (record) => {
+    const listing = listingOf(kind.present(record));
+    rows.set(record.id, { id: record.id, listing, listing_version: kind.version, app_metadata: record.app_metadata });
+    await kind.collection.updateOne(
+      { id: record.id, updated_at: record.updated_at } as Filter<T>,
+      { set: { listing, listing_version: kind.version } as Partial<T> },
+    );
+  }));
+  return rows;
+}
