@@ -42,13 +42,14 @@ export const tokenMint = command({
     if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
     const store = await context.store();
     if (!(await store.users.get(values.user))) throw new CommandFailure(`user ${values.user} does not exist`);
+    let grantId: string | null = null;
     if (values.app) {
       if (!(await store.applications.get(values.app))) throw new CommandFailure(`application ${values.app} does not exist`);
-      // An app token stands on a grant; minting one here records the consent it implies.
-      await unionGrant(store, values.user, values.app, scopes);
+      // An app token stands on a grant, and names it; minting one here records the consent it implies.
+      grantId = (await unionGrant(store, values.user, values.app, scopes)).id;
     }
     const keys = await SigningKeys.open(store);
-    return mintAccessToken(keys, { issuer: context.config().baseUrl, userId: values.user, applicationId: values.app ?? null, scopes, lifetimeS });
+    return mintAccessToken(keys, { issuer: context.config().baseUrl, userId: values.user, applicationId: values.app ?? null, grantId, scopes, lifetimeS });
   },
 });
 

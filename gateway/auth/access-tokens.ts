@@ -22,6 +22,11 @@ export interface Principal {
   userId: string;
   /** The application the token was issued to; null for a personal token. */
   applicationId: string | null;
+  /**
+   * For an app token: the grant it was issued under (claim `gid`), the actor's for a delegated token;
+   * null for a personal token.
+   */
+  grantId: string | null;
   scopes: ReadonlySet<string>;
   /** The client secret the token was issued under, when any. */
   clientSecretId: string | null;
@@ -44,6 +49,11 @@ export interface MintRequest {
   issuer: string;
   userId: string;
   applicationId?: string | null;
+  /**
+   * The grant an app token is issued under (claim `gid`): required with `applicationId`, never without.
+   * For a delegated token, the actor's grant.
+   */
+  grantId?: string | null;
   scopes: readonly string[];
   clientSecretId?: string | null;
   /** The code exchange the token descends from, carried on by refreshes, delegated and principal tokens. */
@@ -75,8 +85,12 @@ export async function mintAccessToken(keys: SigningKeys, request: MintRequest): 
   const now = Math.floor((request.now ?? Date.now()) / 1000);
   const lifetimeS = request.lifetimeS ?? ACCESS_TOKEN_TTL_S;
   if (!Number.isSafeInteger(lifetimeS) || lifetimeS <= 0) throw new RangeError(`access token: lifetime must be a positive whole number of seconds, got ${lifetimeS}`);
+  if (Boolean(request.applicationId) !== Boolean(request.grantId)) {
+    throw new RangeError('access token: an app token names the grant it is issued under, and a personal token names none');
+  }
   const claims: Record<string, unknown> = { scope: request.scopes.join(' ') };
   if (request.applicationId) claims.client_id = request.applicationId;
+  if (request.grantId) claims.gid = request.grantId;
   if (request.clientSecretId) claims.cs = request.clientSecretId;
   if (request.issuanceId) claims.iid = request.issuanceId;
   if (request.actorId) claims.act = { sub: request.actorId };
@@ -132,6 +146,7 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
   const principal: Principal = {
     userId: payload.sub!,
     applicationId,
+    grantId: typeof payload.gid === 'string' ? payload.gid : null,
     scopes: new Set(splitScopes(payload.scope)),
     clientSecretId: typeof payload.cs === 'string' ? payload.cs : null,
     issuanceId: typeof payload.iid === 'string' ? payload.iid : null,

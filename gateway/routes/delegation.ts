@@ -63,6 +63,8 @@ export function delegationRoutes(table: RouteTable, deps: GatewayDeps): void {
         issuer: deps.config.baseUrl,
         userId: body.sub,
         applicationId: minting.applicationId,
+        // The minting token is not delegated, so its grant is the actor's, which the new token stands on.
+        grantId: minting.grantId,
         clientSecretId: minting.clientSecretId,
         issuanceId: minting.issuanceId,
         scopes: narrowed.scopes,
@@ -94,6 +96,8 @@ export function delegationRoutes(table: RouteTable, deps: GatewayDeps): void {
         issuer: deps.config.baseUrl,
         userId,
         applicationId: auth.applicationId,
+        // A delegated token's grant is already the actor's.
+        grantId: auth.grantId,
         clientSecretId: auth.clientSecretId,
         issuanceId: auth.issuanceId,
         scopes,
