@@ -11,6 +11,7 @@ import { startStack, type TestStack } from '../support/stack.js';
 import { activity } from '../storage/records.js';
 import { addClientSecret, createApplication, createUser, unionGrant } from '../../gateway/services/accounts.js';
 import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
+import { revokeGrant } from '../../gateway/services/grants.js';
 import { SigningKeys } from '../../gateway/auth/signing-keys.js';
 import { SCOPES } from '../../gateway/auth/scopes.js';
 import { newId } from '../../storage/ids.js';
@@ -306,6 +307,18 @@ test('a delegated token dies with the actor\'s grant to the application', async 
   const { access_token: delegated } = await minted(token, { sub: managed.id });
   await stack.store.grants.deleteMany({ user_id: userId, application_id: app.id });
   assert.is((await stack.get('/api/v1/activities/', delegated)).status, 401);
+});
+
+test('a delegated token minted through a revoked grant stays dead after the actor consents to the application again', async () => {
+  const { userId, token } = await coach(['activities:read', 'sharing:read']);
+  const managed = await athlete({ managed_by: userId });
+  const { access_token: delegated } = await minted(token, { sub: managed.id });
+  assert.ok(await revokeGrant(stack.store, userId, app.id));
+  const { token: renewed } = await stack.userWithToken(['activities:read', 'sharing:read'], { appId: app.id, userId });
+  const { access_token: fresh } = await minted(renewed, { sub: managed.id });
+  assert.is((await stack.get('/api/v1/activities/', fresh)).status, 200, 'delegated through the new grant');
+  assert.is((await stack.get('/api/v1/activities/', delegated)).status, 401, 'delegated through the revoked grant');
+  assert.is((await stack.get('/api/v1/oauth/principal-token', delegated)).status, 401, 'nor does it lead back to the actor');
 });
 
 test('a delegated token reaches only what it carries (403 naming the scope)', async () => {
