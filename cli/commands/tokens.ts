@@ -33,7 +33,8 @@ export const tokenMint = command({
   details: [
     'A longer lifetime is for local play (scripts, notebooks, a client under development). The 30-day cap bounds how long a forgotten '
     + 'or leaked token stays usable. Whatever its lifetime, a token stops working when its user is deleted, when (with --app) the user\'s '
-    + 'grant to the application is revoked, and 15 minutes (plus 30 s) after `threshold keys rotate` retires the key that signed it.',
+    + 'grant to the application is revoked (granting it again later does not revive it: the token names the grant it was minted under), '
+    + 'and 15 minutes (plus 30 s) after `threshold keys rotate` retires the key that signed it.',
   ],
   async run({ values }, context) {
     const lifetimeS = values['expires-in'] === undefined ? ACCESS_TOKEN_TTL_S : lifetime(values['expires-in']);
