@@ -33,7 +33,8 @@ export const tokenMint = command({
   details: [
     'A longer lifetime is for local play (scripts, notebooks, a client under development). The 30-day cap bounds how long a forgotten '
     + 'or leaked token stays usable. Whatever its lifetime, a token stops working when its user is deleted, when (with --app) the user\'s '
-    + 'grant to the application is revoked, and 15 minutes (plus 30 s) after `threshold keys rotate` retires the key that signed it.',
+    + 'grant to the application is revoked (granting it again later does not revive it: the token names the grant it was minted under), '
+    + 'and 15 minutes (plus 30 s) after `threshold keys rotate` retires the key that signed it.',
   ],
   async run({ values }, context) {
     const lifetimeS = values['expires-in'] === undefined ? ACCESS_TOKEN_TTL_S : lifetime(values['expires-in']);
@@ -42,13 +43,14 @@ export const tokenMint = command({
     if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
     const store = await context.store();
     if (!(await store.users.get(values.user))) throw new CommandFailure(`user ${values.user} does not exist`);
+    let grantId: string | null = null;
     if (values.app) {
       if (!(await store.applications.get(values.app))) throw new CommandFailure(`application ${values.app} does not exist`);
-      // An app token stands on a grant; minting one here records the consent it implies.
-      await unionGrant(store, values.user, values.app, scopes);
+      // An app token stands on a grant, and names it; minting one here records the consent it implies.
+      grantId = (await unionGrant(store, values.user, values.app, scopes)).id;
     }
     const keys = await SigningKeys.open(store);
-    return mintAccessToken(keys, { issuer: context.config().baseUrl, userId: values.user, applicationId: values.app ?? null, scopes, lifetimeS });
+    return mintAccessToken(keys, { issuer: context.config().baseUrl, userId: values.user, applicationId: values.app ?? null, grantId, scopes, lifetimeS });
   },
 });
 

@@ -8,6 +8,13 @@
  * read from the grant, so no lookup is added. Revoking any of them ends the token at once. A delegated
  * token (`act.sub`, auth/delegation.ts) also stands on its delegation basis: the managed relation, or
  * the team authorization and the actor's membership; losing it ends the token at once as well.
+ *
+ * Revoking a grant ends its tokens for good: an app token names the grant it was issued under (claim
+ * `gid`; for a delegated token the actor's) and the grant is loaded by that id, so consenting to the
+ * app again (a new grant, a new id) does not revive it. An app token without `gid` is refused, with no
+ * fallback to the user's current grant: that would keep the hole open for tokens minted with
+ * `threshold token mint --expires-in` (up to 30 days). Kept honest by test/gateway/resource-server.test.ts
+ * and the revoke-then-consent-again tests of token-endpoint, authorize, delegation and test/cli.
  */
 import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
@@ -22,6 +29,11 @@ export interface Principal {
   userId: string;
   /** The application the token was issued to; null for a personal token. */
   applicationId: string | null;
+  /**
+   * For an app token: the grant it was issued under (claim `gid`), the actor's for a delegated token;
+   * null for a personal token.
+   */
+  grantId: string | null;
   scopes: ReadonlySet<string>;
   /** The client secret the token was issued under, when any. */
   clientSecretId: string | null;
@@ -44,6 +56,11 @@ export interface MintRequest {
   issuer: string;
   userId: string;
   applicationId?: string | null;
+  /**
+   * The grant an app token is issued under (claim `gid`): required with `applicationId`, never without.
+   * For a delegated token, the actor's grant.
+   */
+  grantId?: string | null;
   scopes: readonly string[];
   clientSecretId?: string | null;
   /** The code exchange the token descends from, carried on by refreshes, delegated and principal tokens. */
@@ -75,8 +92,12 @@ export async function mintAccessToken(keys: SigningKeys, request: MintRequest): 
   const now = Math.floor((request.now ?? Date.now()) / 1000);
   const lifetimeS = request.lifetimeS ?? ACCESS_TOKEN_TTL_S;
   if (!Number.isSafeInteger(lifetimeS) || lifetimeS <= 0) throw new RangeError(`access token: lifetime must be a positive whole number of seconds, got ${lifetimeS}`);
+  if (Boolean(request.applicationId) !== Boolean(request.grantId)) {
+    throw new RangeError('access token: an app token names the grant it is issued under, and a personal token names none');
+  }
   const claims: Record<string, unknown> = { scope: request.scopes.join(' ') };
   if (request.applicationId) claims.client_id = request.applicationId;
+  if (request.grantId) claims.gid = request.grantId;
   if (request.clientSecretId) claims.cs = request.clientSecretId;
   if (request.issuanceId) claims.iid = request.issuanceId;
   if (request.actorId) claims.act = { sub: request.actorId };
@@ -125,12 +146,17 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
   const applicationId = typeof payload.client_id === 'string' ? payload.client_id : null;
   if (applicationId !== null && payload.aud !== applicationId) throw new InvalidTokenError('Invalid access token audience');
   if (applicationId === null && payload.aud !== undefined) throw new InvalidTokenError('Invalid access token audience');
+  // An app token stands on the grant it names; a personal token on none.
+  const grantId = typeof payload.gid === 'string' ? payload.gid : null;
+  if (applicationId !== null && grantId === null) throw new InvalidTokenError('Access token does not name its grant');
+  if (applicationId === null && payload.gid !== undefined) throw new InvalidTokenError('Invalid access token');
   if (typeof payload.scope !== 'string') throw new InvalidTokenError('Invalid access token');
   const act = payload.act as { sub?: unknown } | undefined;
   if (act !== undefined && (typeof act !== 'object' || act === null || typeof act.sub !== 'string')) throw new InvalidTokenError('Invalid access token');
   const principal: Principal = {
     userId: payload.sub!,
     applicationId,
+    grantId,
     scopes: new Set(splitScopes(payload.scope)),
     clientSecretId: typeof payload.cs === 'string' ? payload.cs : null,
     issuanceId: typeof payload.iid === 'string' ? payload.iid : null,
@@ -145,19 +171,23 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
 }
 
 /**
- * The user, application, grant and client secret behind a token must all still exist; a delegated
- * token's grant is the actor's (they consented, not the subject), and its delegation must still hold.
+ * The user, application, grant and client secret behind a token must all still exist; the grant is the
+ * very one the token was issued under (a later grant to the same app, after a revocation, is another),
+ * and a delegated token's grant is the actor's (they consented, not the subject); its delegation must
+ * still hold.
  */
 async function assertLive(principal: Principal, store: Store): Promise<void> {
   const grantHolder = principal.actorId ?? principal.userId;
   const [user, grant, secret, delegated] = await Promise.all([
     store.users.get(principal.userId),
-    principal.applicationId ? store.grants.findOne({ user_id: grantHolder, application_id: principal.applicationId }) : null,
+    principal.grantId ? store.grants.get(principal.grantId) : null,
     principal.clientSecretId ? store.client_secrets.get(principal.clientSecretId) : null,
     principal.actorId ? delegationHolds(store, { ...principal, actorId: principal.actorId }) : true,
   ]);
   if (!user) throw new InvalidTokenError('Access token revoked');
-  if (principal.applicationId && !grant) throw new InvalidTokenError('Access token revoked');
+  if (principal.applicationId && (!grant || grant.user_id !== grantHolder || grant.application_id !== principal.applicationId)) {
+    throw new InvalidTokenError('Access token revoked');
+  }
   // RFC 6749 §4.1.2: the tokens of a replayed code are revoked, and the grant already read says which.
   if (grant && isRevokedIssuance(grant, principal.issuanceId)) throw new InvalidTokenError('Access token revoked');
   if (principal.clientSecretId && (!secret || secret.application_id !== principal.applicationId)) {

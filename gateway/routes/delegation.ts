@@ -63,6 +63,8 @@ export function delegationRoutes(table: RouteTable, deps: GatewayDeps): void {
         issuer: deps.config.baseUrl,
         userId: body.sub,
         applicationId: minting.applicationId,
+        // The minting token is not delegated, so its grant is the actor's, which the new token stands on.
+        grantId: minting.grantId,
         clientSecretId: minting.clientSecretId,
         issuanceId: minting.issuanceId,
         scopes: narrowed.scopes,
@@ -94,6 +96,8 @@ export function delegationRoutes(table: RouteTable, deps: GatewayDeps): void {
         issuer: deps.config.baseUrl,
         userId,
         applicationId: auth.applicationId,
+        // A delegated token's grant is already the actor's.
+        grantId: auth.grantId,
         clientSecretId: auth.clientSecretId,
         issuanceId: auth.issuanceId,
         scopes,
@@ -105,13 +109,13 @@ export function delegationRoutes(table: RouteTable, deps: GatewayDeps): void {
 
 /**
  * The scopes the actor's token gets back: those of the token the delegated one was minted from, and for
- * an app token no more than the actor's grant holds now.
+ * an app token no more than the actor's grant (the one the token names) holds now.
  */
 async function actorScopes(deps: GatewayDeps, auth: Principal, actorId: string): Promise<string[]> {
   if (!auth.mintingScopes) throw new ForbiddenError('principal-token: this delegated token does not record the token it was minted from');
   const [actor, grant] = await Promise.all([
     deps.store.users.get(actorId),
-    auth.applicationId ? deps.store.grants.findOne({ user_id: actorId, application_id: auth.applicationId }) : null,
+    auth.grantId ? deps.store.grants.get(auth.grantId) : null,
   ]);
   if (!actor || (auth.applicationId && !grant)) throw new UnauthorizedError('Access token revoked', { invalidToken: true });
   const granted = grant ? new Set(grant.scopes) : null;

@@ -221,7 +221,7 @@ async function exchangeCode(deps: GatewayDeps, client: AuthenticatedClient, para
   // A replay racing this exchange may have revoked the issuance before the refresh token existed.
   if (!(await issuanceStillLive(deps.store, won.grant_id, issuanceId))) throw unusable;
   return issueTokens(deps, {
-    user, clientId: won.application_id, scopes: won.scopes, clientSecretId, issuanceId, nonce: won.nonce, authTime: won.auth_time, refreshToken,
+    user, clientId: won.application_id, grantId: won.grant_id, scopes: won.scopes, clientSecretId, issuanceId, nonce: won.nonce, authTime: won.auth_time, refreshToken,
   });
 }
 
@@ -272,7 +272,7 @@ async function exchangeRefreshToken(deps: GatewayDeps, client: AuthenticatedClie
   const scopes = narrowScopes(record.scopes, params.get('scope'));
   await touchRefreshToken(deps.store, record.id);
   return issueTokens(deps, {
-    user, clientId: record.application_id, scopes, clientSecretId: record.client_secret_id, issuanceId: record.issuance_id ?? null,
+    user, clientId: record.application_id, grantId: record.grant_id, scopes, clientSecretId: record.client_secret_id, issuanceId: record.issuance_id ?? null,
     nonce: null, authTime: record.auth_time, refreshToken: presented,
   });
 }
@@ -291,6 +291,8 @@ function narrowScopes(granted: readonly string[], requested: string | undefined)
 interface Issuance {
   user: UserRecord;
   clientId: string;
+  /** The grant the tokens are issued under (claim `gid`). */
+  grantId: string;
   scopes: readonly string[];
   clientSecretId: string | null;
   /** The code exchange the tokens descend from (auth/issuances.ts). */
@@ -304,8 +306,8 @@ interface Issuance {
 async function issueTokens(deps: GatewayDeps, issuance: Issuance): Promise<TokenResponseBody> {
   const issuer = deps.config.baseUrl;
   const minted = await mintAccessToken(deps.keys, {
-    issuer, userId: issuance.user.id, applicationId: issuance.clientId, scopes: issuance.scopes, clientSecretId: issuance.clientSecretId,
-    issuanceId: issuance.issuanceId,
+    issuer, userId: issuance.user.id, applicationId: issuance.clientId, grantId: issuance.grantId, scopes: issuance.scopes,
+    clientSecretId: issuance.clientSecretId, issuanceId: issuance.issuanceId,
   });
   const body: TokenResponseBody = { access_token: minted.access_token, token_type: 'Bearer', expires_in: minted.expires_in, scope: issuance.scopes.join(' ') };
   if (issuance.refreshToken !== null) body.refresh_token = issuance.refreshToken;

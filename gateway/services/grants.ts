@@ -1,7 +1,8 @@
 /**
  * Ending what a grant or a client secret stands on. Access tokens are stateless JWTs, but the resource
  * server checks on every request that the grant and the secret behind a token still exist
- * (auth/access-tokens.ts), so deleting them here ends every access token at once; refresh tokens and
+ * (auth/access-tokens.ts), so deleting them here ends every access token at once — and for good, since
+ * an app token names its grant by id and a later consent makes a new grant; refresh tokens and
  * unredeemed codes are deleted with them.
  */
 import type { Store } from '../../storage/store.js';

@@ -136,4 +136,27 @@ cli('mints a token with the asked lifetime that a running gateway accepts, and r
   }
 });
 
+cli('a long app token from token mint --app stays dead after its grant is revoked, even once token mint --app grants the app again', async () => {
+  const stack = await startStack();
+  try {
+    const env = { DATA_DIR: stack.dataDir, BASE_URL: stack.baseUrl };
+    const userId = ((runCli(['user', 'create', '--email', 'notebook@example.com'], env)).json as { id: string }).id;
+    const appId = ((runCli(['app', 'create', '--owner', userId, '--name', 'Notebook'], env)).json as { id: string }).id;
+    const mint = (...app: string[]) => {
+      const result = runCli(['token', 'mint', '--user', userId, ...app, '--scopes', 'activities:read', '--expires-in', String(MAX_LIFETIME_S)], env);
+      assert.is(result.status, 0, result.stderr);
+      return (result.json as { access_token: string }).access_token;
+    };
+    const old = mint('--app', appId);
+    assert.is((await stack.get('/api/v1/activities/', old)).status, 200);
+    const revoked = await fetch(`${stack.baseUrl}/api/v1/oauth/grants/${appId}`, { method: 'DELETE', headers: { authorization: `Bearer ${mint()}` } });
+    assert.is(revoked.status, 200);
+    const renewed = mint('--app', appId);
+    assert.is((await stack.get('/api/v1/activities/', renewed)).status, 200, 'the token of the new grant');
+    assert.is((await stack.get('/api/v1/activities/', old)).status, 401, 'the 30-day token of the revoked grant');
+  } finally {
+    await stack.close();
+  }
+});
+
 cli.run();

@@ -406,7 +406,7 @@ test('gives interaction ids of 256 bits, all different', async (context) => {
 
 // --- revoking through the API ---
 
-test('revokes an app through the API: every token of the grant ends at once', async (context) => {
+test('revokes an app through the API: every token of the grant ends at once, and for good', async (context) => {
   const app = await makeApp(context);
   const other = await makeApp(context);
   const { userId, token: appToken } = await context.stack.userWithToken(['activities:read'], { appId: app.id });
@@ -427,6 +427,10 @@ test('revokes an app through the API: every token of the grant ends at once', as
   assert.is((await context.stack.get('/api/v1/activities/', otherToken)).status, 200);
   const again = await fetch(`${context.stack.baseUrl}/api/v1/oauth/grants/${app.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${personal}` } });
   assert.is(again.status, 404);
+  // Connecting the app again makes a new grant; the tokens of the revoked one stay dead.
+  const { token: reconnected } = await context.stack.userWithToken(['activities:read'], { appId: app.id, userId });
+  assert.is((await context.stack.get('/api/v1/activities/', reconnected)).status, 200);
+  assert.is((await context.stack.get('/api/v1/activities/', appToken)).status, 401);
 });
 
 test.run();

@@ -11,6 +11,7 @@ import { startStack, type TestStack } from '../support/stack.js';
 import { activity } from '../storage/records.js';
 import { addClientSecret, createApplication, createUser, unionGrant } from '../../gateway/services/accounts.js';
 import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
+import { revokeGrant } from '../../gateway/services/grants.js';
 import { SigningKeys } from '../../gateway/auth/signing-keys.js';
 import { SCOPES } from '../../gateway/auth/scopes.js';
 import { newId } from '../../storage/ids.js';
@@ -45,6 +46,11 @@ test.after(async () => {
 /** A coach with an app token carrying `scopes` (their grant holds them too). */
 async function coach(scopes: string[]): Promise<{ userId: string; token: string }> {
   return stack.userWithToken(scopes, { appId: app.id });
+}
+
+/** The id of the user's grant to the app, which app tokens minted here name. */
+async function grantOf(userId: string): Promise<string> {
+  return (await stack.store.grants.findOne({ user_id: userId, application_id: app.id }))!.id;
 }
 
 async function athlete(names: { first_name?: string; last_name?: string; managed_by?: string } = {}): Promise<UserRecord> {
@@ -151,7 +157,9 @@ test('refuses chained minting: a delegated token never mints again, even one tha
   assert.is(response.status, 403);
   assert.match(await detail(response), /delegated token/i, 'refused as delegated, before the scope check');
   // A delegated token holding sharing:read (we never issue one) is not even live.
-  const forged = await mintAccessToken(keys, { issuer: stack.baseUrl, userId: first.id, applicationId: app.id, scopes: ['sharing:read', 'activities:read'], actorId: userId, mintingScopes: EVERYTHING });
+  const forged = await mintAccessToken(keys, {
+    issuer: stack.baseUrl, userId: first.id, applicationId: app.id, grantId: await grantOf(userId), scopes: ['sharing:read', 'activities:read'], actorId: userId, mintingScopes: EVERYTHING,
+  });
   assert.is((await mint(forged.access_token, { sub: second.id })).status, 401);
 });
 
@@ -301,6 +309,18 @@ test('a delegated token dies with the actor\'s grant to the application', async 
   assert.is((await stack.get('/api/v1/activities/', delegated)).status, 401);
 });
 
+test('a delegated token minted through a revoked grant stays dead after the actor consents to the application again', async () => {
+  const { userId, token } = await coach(['activities:read', 'sharing:read']);
+  const managed = await athlete({ managed_by: userId });
+  const { access_token: delegated } = await minted(token, { sub: managed.id });
+  assert.ok(await revokeGrant(stack.store, userId, app.id));
+  const { token: renewed } = await stack.userWithToken(['activities:read', 'sharing:read'], { appId: app.id, userId });
+  const { access_token: fresh } = await minted(renewed, { sub: managed.id });
+  assert.is((await stack.get('/api/v1/activities/', fresh)).status, 200, 'delegated through the new grant');
+  assert.is((await stack.get('/api/v1/activities/', delegated)).status, 401, 'delegated through the revoked grant');
+  assert.is((await stack.get('/api/v1/oauth/principal-token', delegated)).status, 401, 'nor does it lead back to the actor');
+});
+
 test('a delegated token reaches only what it carries (403 naming the scope)', async () => {
   const { userId, token } = await coach(['wellness:read', 'sharing:read']);
   const managed = await athlete({ managed_by: userId });
@@ -349,7 +369,9 @@ test('the users listing refuses a delegated token', async () => {
   assert.is(response.status, 403);
   assert.match(await detail(response), /delegated token/i, 'refused as delegated, before the scope check');
   // A delegated token holding sharing:read (we never issue one) is not even live.
-  const forged = await mintAccessToken(keys, { issuer: stack.baseUrl, userId: managed.id, applicationId: app.id, scopes: ['sharing:read'], actorId: userId, mintingScopes: EVERYTHING });
+  const forged = await mintAccessToken(keys, {
+    issuer: stack.baseUrl, userId: managed.id, applicationId: app.id, grantId: await grantOf(userId), scopes: ['sharing:read'], actorId: userId, mintingScopes: EVERYTHING,
+  });
   assert.is((await stack.get('/api/v1/users/', forged.access_token)).status, 401);
 });
 
@@ -449,7 +471,9 @@ test('principal-token from a team-delegated token drops the org and returns the 
 test('principal-token from a normal token keeps the scopes, the application and the client-secret binding', async () => {
   const { userId } = await coach(['activities:read', 'sharing:read']);
   const { record: secret } = await addClientSecret(stack.store, app, 'server');
-  const original = await mintAccessToken(keys, { issuer: stack.baseUrl, userId, applicationId: app.id, clientSecretId: secret.id, scopes: ['activities:read', 'sharing:read'] });
+  const original = await mintAccessToken(keys, {
+    issuer: stack.baseUrl, userId, applicationId: app.id, grantId: await grantOf(userId), clientSecretId: secret.id, scopes: ['activities:read', 'sharing:read'],
+  });
   const response = await stack.get('/api/v1/oauth/principal-token', original.access_token);
   assert.is(response.status, 200);
   const body = (await response.json()) as TokenBody;
@@ -480,7 +504,7 @@ test('principal-token needs a valid token and no scope', async () => {
 test('principal-token refuses a delegated token that does not record its minting token', async () => {
   const { userId } = await coach(['activities:read', 'sharing:read']);
   const managed = await athlete({ managed_by: userId });
-  const bare = await mintAccessToken(keys, { issuer: stack.baseUrl, userId: managed.id, applicationId: app.id, scopes: ['activities:read'], actorId: userId });
+  const bare = await mintAccessToken(keys, { issuer: stack.baseUrl, userId: managed.id, applicationId: app.id, grantId: await grantOf(userId), scopes: ['activities:read'], actorId: userId });
   assert.is((await stack.get('/api/v1/oauth/principal-token', bare.access_token)).status, 403);
 });
 

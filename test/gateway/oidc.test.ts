@@ -200,10 +200,10 @@ oidc('never shows the email on userinfo to a delegated token', async ({ stack })
   await stack.store.teams.insert({ id: teamId, user_id: actor.id, name: 'Team', description: '', url: '', image: '', privacy_statement: '', created_at: now });
   await stack.store.team_members.insert({ id: newId(), team_id: teamId, user_id: actor.id, role: 'owner', created_at: now });
   await stack.store.team_authorizations.insert({ id: newId(), team_id: teamId, user_id: subject.id, scopes: ['openid', 'profile', 'email'], created_at: now, updated_at: now });
-  await unionGrant(stack.store, actor.id, client.app.id, ['openid', 'profile', 'email', 'sharing:read']);
+  const grant = await unionGrant(stack.store, actor.id, client.app.id, ['openid', 'profile', 'email', 'sharing:read']);
   const keys = await SigningKeys.open(stack.store);
   const delegated = await mintAccessToken(keys, {
-    issuer: stack.baseUrl, userId: subject.id, applicationId: client.app.id, scopes: ['openid', 'profile'], actorId: actor.id, org: teamId,
+    issuer: stack.baseUrl, userId: subject.id, applicationId: client.app.id, grantId: grant.id, scopes: ['openid', 'profile'], actorId: actor.id, org: teamId,
     mintingScopes: ['openid', 'profile', 'email', 'sharing:read'],
   });
   const response = await userinfo(stack, delegated.access_token);

@@ -128,6 +128,30 @@ rs('ends app tokens at once when the grant is revoked, and checks the audience',
   await expect401(context.stack, token);
 });
 
+rs('refuses an app token that does not name its grant (claim gid), or names a grant that is not its user\'s for its app, with invalid_token', async (context) => {
+  const owner = await context.stack.userWithToken([]);
+  const app = await createApplication(context.stack.store, owner.userId, { name: 'Test app' });
+  const other = await createApplication(context.stack.store, owner.userId, { name: 'Other app' });
+  const { userId } = await context.stack.userWithToken(['activities:read'], { appId: app.id });
+  await context.stack.userWithToken(['activities:read'], { appId: other.id, userId });
+  const { userId: someoneElse } = await context.stack.userWithToken(['activities:read'], { appId: app.id });
+  const grantOf = async (user: string, application: string) => (await context.stack.store.grants.findOne({ user_id: user, application_id: application }))!.id;
+  const appClaims = claims(context.stack, userId, { client_id: app.id, aud: app.id });
+  const named = await signWithOurKey(context, { ...appClaims, gid: await grantOf(userId, app.id) });
+  assert.is((await context.stack.get('/api/v1/activities/', named)).status, 200, 'naming its grant');
+  const refused: [string, JWTPayload][] = [
+    ['without gid', appClaims],
+    ['the grant of another app', { ...appClaims, gid: await grantOf(userId, other.id) }],
+    ['another user\'s grant', { ...appClaims, gid: await grantOf(someoneElse, app.id) }],
+    ['a personal token naming a grant', claims(context.stack, userId, { gid: await grantOf(userId, app.id) })],
+  ];
+  for (const [name, payload] of refused) {
+    const response = await context.stack.get('/api/v1/activities/', await signWithOurKey(context, payload));
+    assert.is(response.status, 401, name);
+    assert.match(response.headers.get('www-authenticate') ?? '', 'error="invalid_token"', name);
+  }
+});
+
 rs('answers a malformed Authorization header with 401', async (context) => {
   const response = await context.stack.get('/api/v1/activities/', undefined, { authorization: 'Basic abc' });
   assert.is(response.status, 401);

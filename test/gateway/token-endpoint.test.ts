@@ -560,6 +560,25 @@ token('refuses a refresh after the user revokes the grant', async ({ stack }) =>
   await expectError(await refresh(stack, client, String(otherTokens.refresh_token)), 400, 'invalid_grant', 'grant record gone');
 });
 
+token('a revoked grant\'s access and refresh tokens stay dead after the user consents again, while the new ones work', async ({ stack }) => {
+  const client = await makeApp(stack);
+  const first = await codeFor(stack, { app: client.app, scopes: ['activities:read'] });
+  const old = await expectTokens(await exchange(stack, client, first.code));
+  assert.ok(await revokeGrant(stack.store, first.userId, client.app.id));
+  const again = await codeFor(stack, { app: client.app, userId: first.userId, scopes: ['activities:read'] });
+  assert.is.not(again.grantId, first.grantId, 'consent after a revocation makes a new grant');
+  const fresh = await expectTokens(await exchange(stack, client, again.code));
+  const refreshed = await expectTokens(await refresh(stack, client, String(fresh.refresh_token)), 'the new refresh token');
+  for (const [name, accessToken] of [['new', fresh.access_token], ['refreshed', refreshed.access_token]]) {
+    assert.is((await stack.get('/api/v1/activities/', String(accessToken))).status, 200, `the ${name} access token works`);
+  }
+  assert.is((await stack.get('/api/v1/activities/', String(old.access_token))).status, 401, 'the old access token stays dead');
+  await expectError(await refresh(stack, client, String(old.refresh_token)), 400, 'invalid_grant', 'the old refresh token stays dead');
+  // What keeps them apart: each access token names the grant it was issued under.
+  assert.is(decodeJwt(String(old.access_token)).gid, first.grantId);
+  assert.is(decodeJwt(String(refreshed.access_token)).gid, again.grantId);
+});
+
 token('refuses a refresh after the client secret it was issued under is deleted', async ({ stack }) => {
   const client = await makeApp(stack);
   const spare = await addClientSecret(stack.store, client.app, 'spare');

@@ -41,9 +41,9 @@ export async function startStack(env: Record<string, string> = {}, options: { st
     dataDir,
     async userWithToken(scopes, options = {}) {
       const userId = options.userId ?? (await createUser(stack.store, { email: `${Math.random().toString(36).slice(2)}@example.com` })).id;
-      if (options.appId) await unionGrant(stack.store, userId, options.appId, scopes);
+      const grant = options.appId ? await unionGrant(stack.store, userId, options.appId, scopes) : null;
       keys ??= await SigningKeys.open(stack.store);
-      const minted = await mintAccessToken(keys, { issuer: stack.baseUrl, userId, applicationId: options.appId ?? null, scopes });
+      const minted = await mintAccessToken(keys, { issuer: stack.baseUrl, userId, applicationId: options.appId ?? null, grantId: grant?.id ?? null, scopes });
       return { userId, token: minted.access_token };
     },
     get(urlPath, token, headers = {}) {
