@@ -117,6 +117,16 @@ export function decodeAnalysis(bytes: Uint8Array): ActivityAnalysis {
   return analysis;
 }
 
+/** Stored bytes of a cache by part (the header, then each array), for the benchmark's breakdown. */
+export function describeAnalysis(bytes: Uint8Array): { part: string; bytes: number }[] {
+  const headerLength = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as { entries: Entry[] };
+  return [
+    { part: 'header', bytes: align8(8 + headerLength) },
+    ...header.entries.map((entry) => ({ part: entry.name, bytes: align8(entry.length * (entry.type === 'i32' ? 4 : 8)) })),
+  ];
+}
+
 function align8(n: number): number {
   return (n + 7) & ~7;
 }

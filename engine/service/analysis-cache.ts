@@ -34,12 +34,24 @@ export const ANALYSIS_MEMO_BYTES = 64 * 1024 * 1024;
 export class AnalysisMemo {
   private readonly entries = new Map<string, { analysis: ActivityAnalysis; bytes: number }>();
   private total = 0;
+  /** Reads answered from memory and not, since construction (for benchmarks and tests). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly maxBytes: number) {}
 
+  /** Entries held and their accounted bytes. */
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.total };
+  }
+
   get(key: string): ActivityAnalysis | undefined {
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
+    if (entry === undefined) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.analysis;
