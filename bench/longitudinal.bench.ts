@@ -54,7 +54,7 @@ import { DEFAULT_DURATIONS } from '../engine/kernels/duration-grid.js';
 import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { createEngineClient, type EngineClient, type GetLongitudinalMeanMaxRequest } from '../engine/contract.js';
 import { matchingActivities, type Selection } from '../engine/service/activity-selection.js';
-import { describeAnalysis } from '../engine/analysis/activity-analysis.js';
+import { describeAnalysis } from '../engine/analysis/analysis-codec.js';
 import { ANALYSIS_MEMO_BYTES, AnalysisMemo, analysisKey, loadAnalyses } from '../engine/service/analysis-cache.js';
 import { newId } from '../storage/ids.js';
 import { getLongitudinalMeanMax } from '../engine/service/analyses.js';

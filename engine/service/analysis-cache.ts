@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../domain/logger.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
-import { ANALYSIS_VERSION, decodeAnalysis, type ActivityAnalysis } from '../analysis/activity-analysis.js';
+import { ANALYSIS_VERSION } from '../analysis/activity-analysis.js';
+import { analysisVersionOf, decodeAnalysis, type ActivityAnalysis } from '../analysis/analysis-codec.js';
 import type { EnginePool } from '../pool/pool.js';
 import { mapLimit } from './map-limit.js';
 import { standalone } from '../pool/standalone.js';
@@ -93,7 +94,8 @@ export async function loadAnalyses(deps: CacheDeps, records: readonly ActivityRe
       continue;
     }
     const bytes = await deps.store.blobs.get(key);
-    if (bytes === null) stale.push(index);
+    // A blob of another layout is recomputed, never misread (the record's version should have said so).
+    if (bytes === null || analysisVersionOf(bytes) !== ANALYSIS_VERSION) stale.push(index);
     else out[index] = remember(deps, key, bytes);
   }
   signal.throwIfAborted();

@@ -8,7 +8,8 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import { ANALYSIS_VERSION, decodeAnalysis } from '../../engine/analysis/activity-analysis.js';
+import { ANALYSIS_VERSION } from '../../engine/analysis/activity-analysis.js';
+import { decodeAnalysis } from '../../engine/analysis/analysis-codec.js';
 import { curveAt } from '../../engine/analysis/curves.js';
 import { errorCodeOf } from '../../engine/error-codes.js';
 import { createPool, type EnginePool } from '../../engine/pool/pool.js';
@@ -158,6 +159,24 @@ test('a cache of another algorithm version is recomputed and the old blob delete
   assert.is(after.analysis_version, ANALYSIS_VERSION);
   assert.is.not(after.analysis_key, oldKey);
   assert.is(await store.blobs.get(oldKey), null);
+});
+
+test('a blob of the first cache layout under a record that claims the current version is recomputed, never misread', async () => {
+  const record = (await store.activities.get(rides[1]!.id))!;
+  const header = new TextEncoder().encode(JSON.stringify({ version: 1, entries: [] }));
+  const legacy = new Uint8Array(16 + header.length);
+  legacy.set(new TextEncoder().encode('THA1'), 0);
+  new DataView(legacy.buffer).setUint32(4, header.length, true);
+  legacy.set(header, 8);
+  const legacyKey = `analysis:${record.id}:legacy`;
+  await store.blobs.put(legacyKey, legacy, { userId: USER });
+  await store.activities.updateOne({ id: record.id }, { set: { analysis_key: legacyKey } });
+  const result = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], durations: [300] });
+  assert.is(result.getChild('power')!.get(0), 360, "the second ride's 5-minute effort, from its recomputed cache");
+  const after = (await store.activities.get(record.id))!;
+  assert.is.not(after.analysis_key, legacyKey);
+  assert.is(await store.blobs.get(legacyKey), null, 'the legacy blob is deleted');
+  assert.is(decodeAnalysis((await store.blobs.get(after.analysis_key!))!).version, ANALYSIS_VERSION);
 });
 
 test('a computation that loses a race with ingest leaves the record alone and deletes its own blob', async () => {
