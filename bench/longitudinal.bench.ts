@@ -55,7 +55,7 @@ import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { createEngineClient, type EngineClient, type GetLongitudinalMeanMaxRequest } from '../engine/contract.js';
 import { matchingActivities, type Selection } from '../engine/service/activity-selection.js';
 import { describeAnalysis } from '../engine/analysis/analysis-codec.js';
-import { ANALYSIS_MEMO_BYTES, AnalysisMemo, analysisKey, loadAnalyses } from '../engine/service/analysis-cache.js';
+import { ANALYSIS_MEMO_BYTES, AnalysisMemo, analysisKey, loadCurves } from '../engine/service/analysis-cache.js';
 import { newId } from '../storage/ids.js';
 import { getLongitudinalMeanMax } from '../engine/service/analyses.js';
 import type { ActivityRecord, Store } from '../storage/store.js';
@@ -249,10 +249,10 @@ async function cachedBreakdown(store: Store, pool: EnginePool, userId: string, s
     const t0 = performance.now();
     const records = await matchingActivities(store, userId, selection);
     const t1 = performance.now();
-    const analyses = await loadAnalyses({ store, pool, memo }, records, signal);
+    const curves = await loadCurves({ store, pool, memo }, records, 'power', signal);
     const t2 = performance.now();
     const best = emptyBest(durations);
-    analyses.forEach((analysis, holder) => foldCurve(best, analysis!.curves.power!, holder));
+    curves.forEach((curve, holder) => foldCurve(best, curve!, holder));
     const t3 = performance.now();
     const activities = records.map((record) => ({ id: record.id, sport: record.sport }));
     await pool.run('meanMaxTable', { ...best, metric: 'power', activities, after: null, format: 'arrow_ipc' }, { signal });
@@ -265,7 +265,7 @@ async function cachedBreakdown(store: Store, pool: EnginePool, userId: string, s
   }
   const [query, load, fold, task] = steps.map(middle) as [number, number, number, number];
   const records = await matchingActivities(store, userId, selection);
-  const cold = await median(15, () => loadAnalyses({ store, pool }, records, signal));
+  const cold = await median(15, () => loadCurves({ store, pool }, records, 'power', signal));
   return `(a) store query ${ms(query)} ms, caches from memory ${ms(load)} ms (from the store and decoded: ${ms(cold)} ms), ` +
     `fold ${ms(fold)} ms, table in the pool ${ms(task)} ms`;
 }

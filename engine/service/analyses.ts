@@ -24,7 +24,7 @@ import {
 } from '../contract.js';
 import { matchingActivities, selectionOf } from './activity-selection.js';
 import { tableFormat } from './activity-series.js';
-import { loadAnalyses, type AnalysisMemo } from './analysis-cache.js';
+import { loadCurves, loadHistograms, type AnalysisMemo } from './analysis-cache.js';
 import { emptyBest, foldCurve } from '../analysis/curves.js';
 import { mapLimit } from './map-limit.js';
 import { ownActivity, storedSeries } from './activity-records.js';
@@ -82,8 +82,7 @@ export function getLongitudinalMeanMax(deps: AnalysisDeps) {
 
     if (after === null) {
       // From the caches: the fold is a max over a few hundred short arrays, done here; the table is written in the pool.
-      const analyses = await loadAnalyses(deps, records, signal);
-      const curves = analyses.map((analysis) => analysis?.curves[metric] ?? null);
+      const curves = await loadCurves(deps, records, metric, signal);
       const grid = durations ?? fullGrid(largest(curves, (curve) => (curve === null ? 0 : curve.durations.at(-1) ?? 0)));
       const best = emptyBest(grid);
       curves.forEach((curve, holder) => {
@@ -116,11 +115,10 @@ export function getLongitudinalAccumulatedWorkDuration(deps: AnalysisDeps) {
     const metric = curveMetric(request.metric, 'metric', subsystem, cyclingOnly ? 'power' : 'speed');
     const format = tableFormat(request.format);
     const records = await matchingActivities(deps.store, userId, selection);
-    const analyses = await loadAnalyses(deps, records, signal);
+    const histograms = await loadHistograms(deps, records, metric, signal);
     const days: { date: string; histogram: Float64Array }[] = [];
-    analyses.forEach((analysis, index) => {
-      const histogram = analysis?.awd[metric];
-      if (histogram !== undefined) days.push({ date: records[index]!.local_date, histogram });
+    histograms.forEach((histogram, index) => {
+      if (histogram !== null) days.push({ date: records[index]!.local_date, histogram });
     });
     return tableMessage(await deps.pool.run('longitudinalAwd', { days, metric, format }, { signal }));
   };
