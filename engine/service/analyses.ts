@@ -81,16 +81,19 @@ export function getLongitudinalMeanMax(deps: AnalysisDeps) {
     signal.throwIfAborted();
 
     if (after === null) {
-      // From the caches: the fold is a max over a few hundred short arrays, done here; the table is written in the pool.
+      // From the caches: the fold is one merge pass per activity (linear in the activities), done here; the
+      // table is written in the pool, which gets the labels of the holders only.
       const curves = await loadCurves(deps, records, metric, signal);
       const grid = durations ?? fullGrid(largest(curves, (curve) => (curve === null ? 0 : curve.durations.at(-1) ?? 0)));
       const best = emptyBest(grid);
-      curves.forEach((curve, holder) => {
+      for (let holder = 0; holder < curves.length; holder++) {
+        const curve = curves[holder]!;
         if (curve !== null) foldCurve(best, curve, holder);
-      });
+      }
+      const activities = holderLabels(best.holders, records);
       return tableMessage(await deps.pool.run(
         'meanMaxTable',
-        { values: best.values, starts: best.starts, holders: best.holders, metric, durations: grid, activities: records.map(label), after: null, format },
+        { values: best.values, starts: best.starts, holders: best.holders, metric, durations: grid, activities, after: null, format },
         { signal },
       ));
     }
@@ -193,6 +196,24 @@ function largest<T>(items: readonly T[], of: (item: T) => number): number {
   let max = 0;
   for (const item of items) max = Math.max(max, of(item));
   return max;
+}
+
+/** The labels of the activities that hold a best, in first-held order; `holders` renumbered into them, in place. */
+function holderLabels(holders: Int32Array, records: readonly ActivityRecord[]): ActivityLabel[] {
+  const renumbered = new Map<number, number>();
+  const labels: ActivityLabel[] = [];
+  for (let j = 0; j < holders.length; j++) {
+    const holder = holders[j]!;
+    if (holder < 0) continue;
+    let index = renumbered.get(holder);
+    if (index === undefined) {
+      index = labels.length;
+      renumbered.set(holder, index);
+      labels.push(label(records[holder]!));
+    }
+    holders[j] = index;
+  }
+  return labels;
 }
 
 function label(record: ActivityRecord): ActivityLabel {
