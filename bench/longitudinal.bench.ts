@@ -13,6 +13,13 @@
  * breakdown (store query, caches, fold, table; (c) reads, decode, kernels, on a 1-thread pool; a worker's start-up) follows
  * on a second line. The after=0 curve, computed exactly from raw data, is checked against the cached curve.
  *
+ * Then how the cached path scales (issue #11: cost per ride should be flat): a second user with 3,000 rides,
+ * ride k a copy of season ride k mod 300 (its record on its own day, its cache under its own key, as distinct
+ * rides would be), and the handler in this process over the newest 300, 1,000 and 3,000 of them, each with a
+ * fresh analysis memory of the engine's default size: median ms, µs per ride, the memory's hits per call
+ * and what it holds; the same without a memory (every cache read and decoded); and the stored cache
+ * bytes per ride (mean over the 300 distinct caches, by part).
+ *
  * Calling the engine from a batch job (this file is also the worked example):
  *
  *   const client = createEngineClient('engine.internal:50051');          // engine/contract.ts; 1 GiB receive limit
@@ -47,9 +54,11 @@ import { DEFAULT_DURATIONS } from '../engine/kernels/duration-grid.js';
 import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { createEngineClient, type EngineClient, type GetLongitudinalMeanMaxRequest } from '../engine/contract.js';
 import { matchingActivities, type Selection } from '../engine/service/activity-selection.js';
-import { ANALYSIS_MEMO_BYTES, AnalysisMemo, loadAnalyses } from '../engine/service/analysis-cache.js';
+import { describeAnalysis } from '../engine/analysis/analysis-codec.js';
+import { ANALYSIS_MEMO_BYTES, AnalysisMemo, analysisKey, loadCurves } from '../engine/service/analysis-cache.js';
+import { newId } from '../storage/ids.js';
 import { getLongitudinalMeanMax } from '../engine/service/analyses.js';
-import type { Store } from '../storage/store.js';
+import type { ActivityRecord, Store } from '../storage/store.js';
 import { insertActivity } from '../test/support/activities.js';
 import { startStack } from '../test/support/stack.js';
 import { random } from '../test/support/kernels.js';
@@ -64,6 +73,8 @@ const AFTER_KJ = [0, 250, 500, 1000, 1500];
 const TARGET_CACHED_MS = 10;
 const TARGET_AFTER_MS = 1000;
 const DEADLINE_MS = 60_000;
+/** Rides of the scaling table (the last is the history the second user has). */
+const SCALES = [300, 1000, 3000] as const;
 
 /** The reply as proto-loader hands it over (`longs: String`). */
 interface TableReply {
@@ -238,10 +249,10 @@ async function cachedBreakdown(store: Store, pool: EnginePool, userId: string, s
     const t0 = performance.now();
     const records = await matchingActivities(store, userId, selection);
     const t1 = performance.now();
-    const analyses = await loadAnalyses({ store, pool, memo }, records, signal);
+    const curves = await loadCurves({ store, pool, memo }, records, 'power', signal);
     const t2 = performance.now();
     const best = emptyBest(durations);
-    analyses.forEach((analysis, holder) => foldCurve(best, analysis!.curves.power!, holder));
+    curves.forEach((curve, holder) => foldCurve(best, curve!, holder));
     const t3 = performance.now();
     const activities = records.map((record) => ({ id: record.id, sport: record.sport }));
     await pool.run('meanMaxTable', { ...best, metric: 'power', activities, after: null, format: 'arrow_ipc' }, { signal });
@@ -254,7 +265,7 @@ async function cachedBreakdown(store: Store, pool: EnginePool, userId: string, s
   }
   const [query, load, fold, task] = steps.map(middle) as [number, number, number, number];
   const records = await matchingActivities(store, userId, selection);
-  const cold = await median(15, () => loadAnalyses({ store, pool }, records, signal));
+  const cold = await median(15, () => loadCurves({ store, pool }, records, 'power', signal));
   return `(a) store query ${ms(query)} ms, caches from memory ${ms(load)} ms (from the store and decoded: ${ms(cold)} ms), ` +
     `fold ${ms(fold)} ms, table in the pool ${ms(task)} ms`;
 }
@@ -278,6 +289,73 @@ async function afterBreakdown(store: Store, userId: string, selection: Selection
   }, 1);
   return `(c) ${records.length} series blob reads ${ms(reads)} ms for ${mb(bytes)}, Arrow IPC decode ${ms(decode)} ms, canonical 1 s series ${ms(grid)} ms, ` +
     `prefix sums + meanMaxAfter (5 states × 19) ${ms(kernels)} ms (the engine runs decode and kernels on 2 threads, 24 activities a task)`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scaling: the cached path over 300, 1,000 and 3,000 rides.
+
+/** `count` rides for `userId`, ride k on LAST_DAY − k: season ride k mod 300's record and a copy of its cache under its own key. */
+async function insertHistory(store: Store, userId: string, season: readonly ActivityRecord[], count: number): Promise<void> {
+  for (let k = 0; k < count; k++) {
+    const source = season[k % season.length]!;
+    const day = addDays(LAST_DAY, -k);
+    const start = Date.parse(`${day}T07:00:00Z`);
+    const id = newId();
+    const key = analysisKey(id);
+    await store.blobs.put(key, (await store.blobs.get(source.analysis_key!))!, { userId });
+    await store.activities.insert({
+      ...source, id, user_id: userId, source_id: newId(), start, end: start + (source.end - source.start), local_date: day, analysis_key: key,
+    });
+  }
+}
+
+/** Mean stored cache bytes per ride over the season, in total and by part. */
+async function cacheBytes(store: Store, season: readonly ActivityRecord[]): Promise<string> {
+  const parts = new Map<string, number>();
+  let total = 0;
+  for (const record of season) {
+    const bytes = (await store.blobs.get(record.analysis_key!))!;
+    total += bytes.byteLength;
+    for (const { part, bytes: size } of describeAnalysis(bytes)) parts.set(part, (parts.get(part) ?? 0) + size);
+  }
+  const kb = (bytes: number) => `${(bytes / season.length / 1000).toFixed(2)} KB`;
+  return `stored cache per ride ${kb(total)} (${[...parts].map(([part, size]) => `${part} ${kb(size)}`).join(', ')})`;
+}
+
+async function scalingTable(store: Store, pool: EnginePool, season: readonly ActivityRecord[]): Promise<string> {
+  const userId = newId();
+  await insertHistory(store, userId, season, SCALES[SCALES.length - 1]);
+  const lines: string[] = [];
+  const perRide: number[] = [];
+  for (const rides of SCALES) {
+    const request: GetLongitudinalMeanMaxRequest = {
+      user_id: userId, sports: ['cycling'], start_date: addDays(LAST_DAY, -(rides - 1)), end_date: LAST_DAY, metric: 'power', format: 'ARROW_IPC',
+      durations: [], all_durations: false, after: [],
+    };
+    const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
+    const call = (handler: ReturnType<typeof getLongitudinalMeanMax>) => () =>
+      handler(request, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS });
+    const withMemo = call(getLongitudinalMeanMax({ store, pool, memo }));
+    const withoutMemo = call(getLongitudinalMeanMax({ store, pool }));
+    const runs = rides >= 3000 ? 9 : 15;
+    const [warm, cold] = await pairedMedians(runs, withMemo, withoutMemo, 2);
+    const hits = memo.hits;
+    const misses = memo.misses;
+    await withMemo();
+    const hitsPerCall = memo.hits - hits;
+    const missesPerCall = memo.misses - misses;
+    const held = memo.size;
+    const allDurations = { ...request, all_durations: true };
+    const handler = getLongitudinalMeanMax({ store, pool, memo });
+    const all = await median(runs, () => handler(allDurations, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS }), 1);
+    perRide.push(warm / rides);
+    lines.push(`${String(rides).padStart(5)} rides: ${ms(warm).padStart(6)} ms in the engine, ${(1000 * warm / rides).toFixed(1).padStart(5)} µs per ride; ` +
+      `memory hits per call ${hitsPerCall} of ${rides} (misses ${missesPerCall}), holds ${held.entries} caches in ${mb(held.bytes)} of ${mb(ANALYSIS_MEMO_BYTES)}; ` +
+      `without a memory ${ms(cold)} ms (${(1000 * cold / rides).toFixed(1)} µs per ride); all durations ${ms(all)} ms (${(1000 * all / rides).toFixed(1)} µs per ride)`);
+  }
+  const flat = perRide[perRide.length - 1]! / perRide[0]!;
+  return `scaling, default durations (store query + caches + fold + table in the pool), medians:\n    ${lines.join('\n    ')}\n    ` +
+    `per-ride cost ${SCALES[SCALES.length - 1]} ÷ ${SCALES[0]} rides ×${flat.toFixed(2)}; ${await cacheBytes(store, season)}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -357,7 +435,9 @@ export async function run(): Promise<string> {
     const breakdown = `where the time goes: ${await cachedBreakdown(stack.store, pool, userId, selection)}; ${await afterBreakdown(stack.store, userId, selection)}; ` +
       `(c) in the engine on a 1-thread pool ${ms(cOneThread)} ms against ${ms(cTwoThreads)} ms on 2 (paired, 2 ÷ 1 threads ×${(cTwoThreads / cOneThread).toFixed(2)}); ` +
       `a new worker thread's start-up ${ms(startUp)} ms`;
-    return `${summary}\n  ${breakdown}`;
+    const season = await stack.store.activities.find({ user_id: userId }, { sort: { start: -1 } });
+    const scaling = await scalingTable(stack.store, pool, season);
+    return `${summary}\n  ${breakdown}\n  ${scaling}`;
   } finally {
     client.close();
     await pool.destroy();

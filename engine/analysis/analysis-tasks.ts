@@ -13,7 +13,8 @@ import type {
   MeanMaxTableTask, TableFile,
 } from '../pool/tasks.js';
 import { awdRows, longitudinalAwdRows } from './accumulated-work.js';
-import { analyzeActivity, AWD_RESOLUTION, encodeAnalysis, histogramOf } from './activity-analysis.js';
+import { analyzeActivity, AWD_RESOLUTION, histogramOf } from './activity-analysis.js';
+import { encodeAnalysis } from './analysis-codec.js';
 import { canonicalSeries, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
 import { afterCurves, emptyBest, foldCurve, meanMaxCurve, prefixOf, type BestCurve, type MetricCurve } from './curves.js';
 import { resultTable, type Column, type ResultTable } from './tables.js';

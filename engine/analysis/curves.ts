@@ -4,6 +4,7 @@
  * duration (exact on its grid points, linear between them), and the best of many activities' curves.
  * Durations no window fits are left out ("Durations the activity did not last are omitted").
  */
+import { foldCurveInto } from '../kernels/curve-fold.js';
 import { meanMax, meanMaxAfter, prefixSums, stateStart } from '../kernels/mean-max.js';
 import { indexAtOrAfter } from '../kernels/summary.js';
 import { binInstant, type CanonicalSeries } from './canonical-series.js';
@@ -86,17 +87,10 @@ export function emptyBest(durations: Int32Array): BestCurve {
 }
 
 /**
- * Folds one activity's curve into `best` at best.durations (read with curveAt). Activities must be folded
+ * Folds one activity's curve into `best` at best.durations (ascending; read as curveAt reads, by the merge kernel
+ * engine/kernels/curve-fold.ts). Activities must be folded
  * oldest first: a later one replaces the holder only when strictly better, so ties go to the earliest effort.
  */
 export function foldCurve(best: BestCurve, curve: MetricCurve, holder: number): void {
-  for (let j = 0; j < best.durations.length; j++) {
-    const point = curveAt(curve, best.durations[j]!);
-    if (point === null) continue;
-    const current = best.values[j]!;
-    if (current === current && !(point.value > current)) continue;
-    best.values[j] = point.value;
-    best.starts[j] = point.start;
-    best.holders[j] = holder;
-  }
+  foldCurveInto(curve.durations, curve.values, curve.starts, best.durations, best.values, best.starts, best.holders, holder);
 }

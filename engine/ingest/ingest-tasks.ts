@@ -9,7 +9,8 @@
  * bytes would make it throw again, so retrying cannot help (issue: imports that fail fast).
  */
 import { canonicalSport } from '../../domain/sport.js';
-import { analyzeActivity, encodeAnalysis } from '../analysis/activity-analysis.js';
+import { analyzeActivity } from '../analysis/activity-analysis.js';
+import { encodeAnalysis } from '../analysis/analysis-codec.js';
 import { canonicalSeries } from '../analysis/canonical-series.js';
 import { indexAtOrAfter, sampleWeights } from '../kernels/summary.js';
 import { standalone } from '../pool/standalone.js';

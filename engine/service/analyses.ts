@@ -24,7 +24,7 @@ import {
 } from '../contract.js';
 import { matchingActivities, selectionOf } from './activity-selection.js';
 import { tableFormat } from './activity-series.js';
-import { loadAnalyses, type AnalysisMemo } from './analysis-cache.js';
+import { loadCurves, loadHistograms, type AnalysisMemo } from './analysis-cache.js';
 import { emptyBest, foldCurve } from '../analysis/curves.js';
 import { mapLimit } from './map-limit.js';
 import { ownActivity, storedSeries } from './activity-records.js';
@@ -81,17 +81,19 @@ export function getLongitudinalMeanMax(deps: AnalysisDeps) {
     signal.throwIfAborted();
 
     if (after === null) {
-      // From the caches: the fold is a max over a few hundred short arrays, done here; the table is written in the pool.
-      const analyses = await loadAnalyses(deps, records, signal);
-      const curves = analyses.map((analysis) => analysis?.curves[metric] ?? null);
+      // From the caches: the fold is one merge pass per activity (linear in the activities), done here; the
+      // table is written in the pool, which gets the labels of the holders only.
+      const curves = await loadCurves(deps, records, metric, signal);
       const grid = durations ?? fullGrid(largest(curves, (curve) => (curve === null ? 0 : curve.durations.at(-1) ?? 0)));
       const best = emptyBest(grid);
-      curves.forEach((curve, holder) => {
+      for (let holder = 0; holder < curves.length; holder++) {
+        const curve = curves[holder]!;
         if (curve !== null) foldCurve(best, curve, holder);
-      });
+      }
+      const activities = holderLabels(best.holders, records);
       return tableMessage(await deps.pool.run(
         'meanMaxTable',
-        { values: best.values, starts: best.starts, holders: best.holders, metric, durations: grid, activities: records.map(label), after: null, format },
+        { values: best.values, starts: best.starts, holders: best.holders, metric, durations: grid, activities, after: null, format },
         { signal },
       ));
     }
@@ -116,11 +118,10 @@ export function getLongitudinalAccumulatedWorkDuration(deps: AnalysisDeps) {
     const metric = curveMetric(request.metric, 'metric', subsystem, cyclingOnly ? 'power' : 'speed');
     const format = tableFormat(request.format);
     const records = await matchingActivities(deps.store, userId, selection);
-    const analyses = await loadAnalyses(deps, records, signal);
+    const histograms = await loadHistograms(deps, records, metric, signal);
     const days: { date: string; histogram: Float64Array }[] = [];
-    analyses.forEach((analysis, index) => {
-      const histogram = analysis?.awd[metric];
-      if (histogram !== undefined) days.push({ date: records[index]!.local_date, histogram });
+    histograms.forEach((histogram, index) => {
+      if (histogram !== null) days.push({ date: records[index]!.local_date, histogram });
     });
     return tableMessage(await deps.pool.run('longitudinalAwd', { days, metric, format }, { signal }));
   };
@@ -195,6 +196,24 @@ function largest<T>(items: readonly T[], of: (item: T) => number): number {
   let max = 0;
   for (const item of items) max = Math.max(max, of(item));
   return max;
+}
+
+/** The labels of the activities that hold a best, in first-held order; `holders` renumbered into them, in place. */
+function holderLabels(holders: Int32Array, records: readonly ActivityRecord[]): ActivityLabel[] {
+  const renumbered = new Map<number, number>();
+  const labels: ActivityLabel[] = [];
+  for (let j = 0; j < holders.length; j++) {
+    const holder = holders[j]!;
+    if (holder < 0) continue;
+    let index = renumbered.get(holder);
+    if (index === undefined) {
+      index = labels.length;
+      renumbered.set(holder, index);
+      labels.push(label(records[holder]!));
+    }
+    holders[j] = index;
+  }
+  return labels;
 }
 
 function label(record: ActivityRecord): ActivityLabel {

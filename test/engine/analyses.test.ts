@@ -8,11 +8,12 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import { ANALYSIS_VERSION, decodeAnalysis } from '../../engine/analysis/activity-analysis.js';
+import { ANALYSIS_VERSION } from '../../engine/analysis/activity-analysis.js';
+import { decodeAnalysis } from '../../engine/analysis/analysis-codec.js';
 import { curveAt } from '../../engine/analysis/curves.js';
 import { errorCodeOf } from '../../engine/error-codes.js';
 import { createPool, type EnginePool } from '../../engine/pool/pool.js';
-import { AnalysisMemo, refreshAnalysis, startAnalysisBackfill } from '../../engine/service/analysis-cache.js';
+import { AnalysisMemo, ENTRY_OVERHEAD_BYTES, cachedPartBytes, refreshAnalysis, startAnalysisBackfill } from '../../engine/service/analysis-cache.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
 import { insertActivity } from '../support/activities.js';
 import { callUnary, openTestStore, silentLogger, startTestEngine, statusName, type CallOutcome, type TestEngine } from './support.js';
@@ -160,6 +161,24 @@ test('a cache of another algorithm version is recomputed and the old blob delete
   assert.is(await store.blobs.get(oldKey), null);
 });
 
+test('a blob of the first cache layout under a record that claims the current version is recomputed, never misread', async () => {
+  const record = (await store.activities.get(rides[1]!.id))!;
+  const header = new TextEncoder().encode(JSON.stringify({ version: 1, entries: [] }));
+  const legacy = new Uint8Array(16 + header.length);
+  legacy.set(new TextEncoder().encode('THA1'), 0);
+  new DataView(legacy.buffer).setUint32(4, header.length, true);
+  legacy.set(header, 8);
+  const legacyKey = `analysis:${record.id}:legacy`;
+  await store.blobs.put(legacyKey, legacy, { userId: USER });
+  await store.activities.updateOne({ id: record.id }, { set: { analysis_key: legacyKey } });
+  const result = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], durations: [300] });
+  assert.is(result.getChild('power')!.get(0), 360, "the second ride's 5-minute effort, from its recomputed cache");
+  const after = (await store.activities.get(record.id))!;
+  assert.is.not(after.analysis_key, legacyKey);
+  assert.is(await store.blobs.get(legacyKey), null, 'the legacy blob is deleted');
+  assert.is(decodeAnalysis((await store.blobs.get(after.analysis_key!))!).version, ANALYSIS_VERSION);
+});
+
 test('a computation that loses a race with ingest leaves the record alone and deletes its own blob', async () => {
   const record = (await store.activities.get(rides[0]!.id))!;
   // Ingest replaced the activity (and its cache key) after this computation read the record.
@@ -194,17 +213,34 @@ test('GetLongitudinalAccumulatedWorkDuration defaults to power for cycling filte
   assert.is(speed.numRows, 0, 'no running activity: no rows');
 });
 
-test('the analysis memory keeps the most recently used caches within its byte budget', () => {
-  const memo = new AnalysisMemo(100);
-  const analysis = { version: ANALYSIS_VERSION, curves: {}, awd: {} };
-  memo.set('a', analysis, 40);
-  memo.set('b', analysis, 40);
+test('the analysis memory counts each part by the buffers it holds and drops the least recently used past its budget', () => {
+  const curve = (n: number) => ({ durations: new Int32Array(n), values: new Float64Array(n), starts: new Float64Array(n) });
+  assert.is(cachedPartBytes(curve(100)), 100 * (4 + 8 + 8) + ENTRY_OVERHEAD_BYTES);
+  assert.is(cachedPartBytes(new Float64Array(50)), 400 + ENTRY_OVERHEAD_BYTES);
+  assert.is(cachedPartBytes(null), ENTRY_OVERHEAD_BYTES, '"the activity has none" is held too');
+  const shared = new Float64Array(30);
+  assert.is(cachedPartBytes({ durations: new Int32Array(10), values: shared.subarray(0, 10), starts: shared.subarray(10, 20) }), 40 + 240 + ENTRY_OVERHEAD_BYTES,
+    'views count their whole buffer, once');
+
+  const each = cachedPartBytes(curve(100)); // 3,024 bytes
+  const memo = new AnalysisMemo(3 * each + 10);
+  memo.set('a', curve(100));
+  memo.set('b', curve(100));
+  memo.set('c', curve(100));
+  assert.equal(memo.size, { entries: 3, bytes: 3 * each });
   assert.ok(memo.get('a'), 'a read makes a the most recent');
-  memo.set('c', analysis, 40);
-  assert.ok(memo.get('a') && memo.get('c'));
+  memo.set('d', curve(100));
+  assert.equal(memo.size, { entries: 3, bytes: 3 * each });
   assert.is(memo.get('b'), undefined, 'the least recently used went first');
-  memo.set('huge', analysis, 101);
-  assert.is(memo.get('huge'), undefined, 'a cache larger than the budget is not kept');
+  assert.ok(memo.get('a') && memo.get('c') && memo.get('d'));
+  memo.set('big', curve(250));
+  assert.equal(memo.size, { entries: 2, bytes: each + cachedPartBytes(curve(250)) }, 'a large part evicts as many as its bytes need (a, then c)');
+  assert.ok(memo.get('d') && memo.get('big'));
+  memo.set('huge', curve(1000));
+  assert.is(memo.get('huge'), undefined, 'a part larger than the budget is not kept');
+  memo.set('none', null);
+  assert.is(memo.get('none'), null);
+  assert.equal([memo.hits, memo.misses], [7, 2]);
 });
 
 test.run();

@@ -1,7 +1,8 @@
 /** The cold code around the kernels (engine/analysis/): the cache codec, grid reads, AWD tables and percentiles. */
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import { ANALYSIS_VERSION, cacheGrid, decodeAnalysis, encodeAnalysis, type ActivityAnalysis } from '../../engine/analysis/activity-analysis.js';
+import { ANALYSIS_VERSION, cacheGrid } from '../../engine/analysis/activity-analysis.js';
+import { decodeAnalysis, encodeAnalysis, type ActivityAnalysis } from '../../engine/analysis/analysis-codec.js';
 import { awdRows, longitudinalAwdRows, percentile } from '../../engine/analysis/accumulated-work.js';
 import { curveAt, emptyBest, foldCurve, type MetricCurve } from '../../engine/analysis/curves.js';
 import { DEFAULT_DURATIONS, fullGrid } from '../../engine/kernels/duration-grid.js';
@@ -39,7 +40,7 @@ test('the cache codec round-trips curves and histograms, also from an unaligned 
     assert.is(decoded.curves.speed, undefined);
     assert.equal(Array.from(decoded.awd.speed!), [5]);
   }
-  assert.throws(() => decodeAnalysis(new Uint8Array(16)), /not a THA1 cache/);
+  assert.throws(() => decodeAnalysis(new Uint8Array(16)), /not a THA2 cache/);
 });
 
 test('reads a cached curve exactly on a grid point, linearly between points, and not beyond its ends', () => {

@@ -2,7 +2,7 @@ import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { status } from '@grpc/grpc-js';
 import { tableFromIPC } from 'apache-arrow';
-import { decodeAnalysis } from '../../engine/analysis/activity-analysis.js';
+import { decodeAnalysis } from '../../engine/analysis/analysis-codec.js';
 import { EngineError } from '../../engine/errors.js';
 import { createPool } from '../../engine/pool/pool.js';
 import { csvBytes, largeCsv } from './support.js';
