@@ -58,7 +58,9 @@ test('a FIT ride ingested on MongoDB gives mean-max and data Parquet byte-identi
   let sqliteStack: TestStack | undefined;
   try {
     store = await openMongoStore({ uri: server.uri, database });
-    mongoStack = await startStack({ JOB_POLL_MS: '20' }, { store });
+    // Warnings and errors reach the test output: a job that fails or retries on MongoDB says why, which a
+    // bare "still processing" timeout would not.
+    mongoStack = await startStack({ JOB_POLL_MS: '20', LOG_LEVEL: 'warn' }, { store });
     assert.is(mongoStack.store.backend, 'mongo');
     const onMongo = await ingestAndAnalyse(mongoStack);
     sqliteStack = await startStack({ JOB_POLL_MS: '20' });
