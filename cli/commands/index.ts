@@ -1,14 +1,14 @@
 /** Every `threshold` command, in the order `threshold --help` lists them. */
 import type { AnyCommand } from '../command.js';
 import { serve } from './serve.js';
-import { userCreate, userList } from './users.js';
+import { userCreate, userDelete, userList } from './users.js';
 import { appCreate, appSecretAdd, appSecretDelete } from './applications.js';
 import { tokenMint } from './tokens.js';
 import { keysRotate } from './keys.js';
 import { importCommand } from './import.js';
 
 export const COMMANDS: readonly AnyCommand[] = [
-  serve, userCreate, userList, appCreate, appSecretAdd, appSecretDelete, tokenMint, keysRotate, importCommand,
+  serve, userCreate, userList, userDelete, appCreate, appSecretAdd, appSecretDelete, tokenMint, keysRotate, importCommand,
 ];
 
 /** The command named by the first words of `argv`, and the arguments after them. */

@@ -1,11 +1,11 @@
 /**
- * `threshold user create` and `threshold user list`. The listing names each field explicitly: a
+ * `threshold user create`, `threshold user list` and `threshold user delete`. The listing names each field explicitly: a
  * password hash, app metadata or anything added to the record later never reaches the output.
  */
 import type { UserRecord } from '../../storage/store.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../gateway/auth/passwords.js';
-import { command } from '../command.js';
+import { command, CommandFailure } from '../command.js';
 
 export const userCreate = command({
   words: 'user create',
@@ -39,6 +39,22 @@ export const userList = command({
     const filter = values.email === undefined ? {} : { email: values.email.trim().toLowerCase() };
     const users = await store.users.find(filter, { sort: { registered_at: 1 } });
     return users.map(presentUser);
+  },
+});
+
+export const userDelete = command({
+  words: 'user delete',
+  summary: 'Deletes a user and everything they own, for good → {"deleted": ID, "removed": N}.',
+  options: {
+    user: { type: 'string', required: true, value: 'USER_ID', description: 'The user to delete.' },
+  },
+  details: [
+    'Removes at once, in one transaction: the user, every record of every kind (activities, sources, traces, tests, dailies, markers, max efforts, …), their uploaded files, series and analysis caches, their managed users, their applications with those applications\' secrets and grants, and every token. removed counts the documents and files. It cannot be undone. An unknown user is a refused operation (exit 1).',
+  ],
+  async run({ values }, context) {
+    const store = await context.store();
+    if (!(await store.users.get(values.user))) throw new CommandFailure(`no user with id ${values.user}`);
+    return { deleted: values.user, removed: await store.deleteUser(values.user) };
   },
 });
 

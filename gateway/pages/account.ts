@@ -4,12 +4,13 @@
  * with its client secrets. A secret is shown once, on the page that answers its creation; afterwards
  * only its label, hint and date. Deleting a secret asks first without any script (a <details>
  * disclosure holds the real button); revoking an app is one button, since it can simply be connected
- * again. Pure renderers for routes/account.ts; kept honest by test/gateway/account-pages.test.ts.
+ * again. Deleting the account sits last, behind a disclosure, and asks for the email typed out. Pure renderers for routes/account.ts; kept honest by test/gateway/account-pages.test.ts.
  */
 import { html, type Html } from './html.js';
 import { consentLines, isScope } from '../auth/scopes.js';
 import type { PageOptions } from './layout.js';
 import { accountChip, type AccountView } from './oauth.js';
+import { FIELD_LIMITS } from './forms.js';
 
 export interface ConnectedApp {
   applicationId: string;
@@ -71,15 +72,18 @@ export function accountPage(view: {
   account: AccountView;
   connected: ConnectedApp[];
   owned: OwnedApp[];
+  /** What must be typed to delete the account (its email). */
+  deletionConfirmation: string;
   csrfToken: string;
   notice?: string | null;
+  error?: string | null;
 }): PageOptions {
   return {
     title: 'Your account',
     wide: true,
     body: html`<h1>Your account</h1>
 ${accountChip(view.account)}
-${notices(view.notice)}
+${notices(view.notice, view.error)}
 <h2>Connected apps</h2>
 ${view.connected.length === 0
   ? html`<p class="muted">No app can use your data. Apps you allow will be listed here.</p>`
@@ -97,7 +101,16 @@ ${view.owned.length === 0
 <div><strong>${app.name}</strong><p class="muted">${app.isPrivate ? 'Private: only your account can connect' : 'Public'}</p></div>
 <a href="/account/applications/${encodeURIComponent(app.id)}">Settings</a>
 </div>`)}</div>`}
-<form method="post" action="/signout" class="actions">${csrfField(view.csrfToken)}<button type="submit" class="secondary">Sign out</button></form>`,
+<form method="post" action="/signout" class="actions">${csrfField(view.csrfToken)}<button type="submit" class="secondary">Sign out</button></form>
+<h2>Delete your account</h2>
+<details class="confirm"${view.error ? html` open` : null}><summary>Delete account</summary>
+<p>This removes your account and everything in it at once and for good: activities and their files, traces, tests, dailies, markers and max efforts, your applications, and every app's access. It cannot be undone.</p>
+<form method="post" action="/account/delete">${csrfField(view.csrfToken)}
+<label for="confirm">Type <strong>${view.deletionConfirmation}</strong> to confirm</label>
+<input id="confirm" type="text" name="confirm" maxlength="${FIELD_LIMITS.email}" autocomplete="off" required>
+<button type="submit" class="danger">Delete my account for good</button>
+</form>
+</details>`,
   };
 }
 

@@ -8,10 +8,13 @@
  *   GET  /account/applications/:id                              client id, redirect URIs, secrets
  *   POST /account/applications/:id/secrets                      addClientSecret → the secret, once
  *   POST /account/applications/:id/secrets/:secret_id/delete    deleteClientSecret → 303
+ *   POST /account/delete                                        Store.deleteUser → "account deleted" page
  *
  * Pages answer 303 /signin without a signed-in session; another account's application is a 404 (its
  * existence is not confirmed). Every POST carries the session's CSRF token. Notices travel as fixed
- * codes in the query, never as text. Kept honest by test/gateway/account-pages.test.ts.
+ * codes in the query, never as text. Deleting the account asks for the account's email typed out (or
+ * DELETE for an account without one), removes every record the user owns at once (Store.deleteUser)
+ * and signs the browser out. Kept honest by test/gateway/account-pages.test.ts.
  */
 import { displayName } from '../presenters/user.js';
 import type { Context } from 'koa';
@@ -23,7 +26,7 @@ import { deleteClientSecret, revokeGrant } from '../services/grants.js';
 import { isPrivate } from '../presenters/application.js';
 import { sendPage } from '../pages/layout.js';
 import { csrfSession, FIELD_LIMITS, formBody, seeOther, stringField } from '../pages/forms.js';
-import { forbiddenPage, notFoundPage } from '../pages/messages.js';
+import { forbiddenPage, messagePage, notFoundPage } from '../pages/messages.js';
 import { accountPage, applicationPage, secretCreatedPage, type SecretView } from '../pages/account.js';
 import type { AccountView } from '../pages/oauth.js';
 
@@ -42,22 +45,23 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.page({ method: 'get', path: '/account', name: 'account' }, async function showAccount(ctx) {
     const found = await deps.sessions.signedInUser(ctx);
     if (!found) return seeOther(ctx, '/signin');
-    const { user, session } = found;
-    const [grants, owned] = await Promise.all([
-      store.grants.find({ user_id: user.id }, { sort: { created_at: 1 } }),
-      store.applications.find({ user_id: user.id }, { sort: { created_at: 1 } }),
-    ]);
-    const applications = await Promise.all(grants.map((grant) => store.applications.get(grant.application_id)));
-    const connected = grants.flatMap((grant, index) => {
-      const application = applications[index];
-      return application ? [{ applicationId: application.id, name: application.name, scopes: grant.scopes, since: grant.created_at }] : [];
-    });
-    sendPage(ctx, 200, accountPage({
-      account: accountView(user),
-      connected,
-      owned: owned.map((application) => ({ id: application.id, name: application.name, isPrivate: isPrivate(application) })),
-      csrfToken: session.csrf_token,
-      notice: noticeOf(ctx),
+    await sendAccountPage(ctx, 200, found.user, found.session, { notice: noticeOf(ctx) });
+  });
+
+  table.page({ method: 'post', path: '/account/delete', name: 'deleteAccount' }, async function deleteAccount(ctx) {
+    const acting = await actingUser(ctx);
+    if (!acting) return;
+    const expected = deletionConfirmation(acting.user);
+    const typed = (stringField(acting.body, 'confirm') ?? '').trim();
+    if (typed.toLowerCase() !== expected.toLowerCase()) {
+      return sendAccountPage(ctx, 422, acting.user, acting.session, { error: `Nothing was deleted: type ${expected} to confirm.` });
+    }
+    await store.deleteUser(acting.user.id);
+    await sessions.signOut(ctx);
+    sendPage(ctx, 200, messagePage({
+      title: 'Your account is deleted',
+      message: 'Your account and everything in it are gone for good, and every app you had connected has lost access.',
+      next: { href: '/signup', label: 'Create an account' },
     }));
   });
 
@@ -100,6 +104,28 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
     const deleted = await deleteClientSecret(store, application.id, String(ctx.params.secret_id));
     seeOther(ctx, `/account/applications/${encodeURIComponent(application.id)}?notice=${deleted ? 'secret_deleted' : 'secret_missing'}`);
   });
+
+  async function sendAccountPage(
+    ctx: Context, status: number, user: UserRecord, session: SessionRecord, messages: { notice?: string | null; error?: string | null },
+  ): Promise<void> {
+    const [grants, owned] = await Promise.all([
+      store.grants.find({ user_id: user.id }, { sort: { created_at: 1 } }),
+      store.applications.find({ user_id: user.id }, { sort: { created_at: 1 } }),
+    ]);
+    const applications = await Promise.all(grants.map((grant) => store.applications.get(grant.application_id)));
+    const connected = grants.flatMap((grant, index) => {
+      const application = applications[index];
+      return application ? [{ applicationId: application.id, name: application.name, scopes: grant.scopes, since: grant.created_at }] : [];
+    });
+    sendPage(ctx, status, accountPage({
+      account: accountView(user),
+      connected,
+      owned: owned.map((application) => ({ id: application.id, name: application.name, isPrivate: isPrivate(application) })),
+      deletionConfirmation: deletionConfirmation(user),
+      csrfToken: session.csrf_token,
+      ...messages,
+    }));
+  }
 
   /** For a POST: the CSRF-checked, signed-in user; otherwise the 403 page or 303 /signin was sent. */
   async function actingUser(ctx: Context): Promise<{ user: UserRecord; session: SessionRecord; body: Record<string, unknown> } | null> {
@@ -144,6 +170,11 @@ function secretView(secret: ClientSecretRecord): SecretView {
 
 function accountView(user: UserRecord): AccountView {
   return { email: user.email, name: displayName(user, { revealEmail: true }) };
+}
+
+/** What the person types to delete their account: their email, or DELETE when the account has none. */
+function deletionConfirmation(user: UserRecord): string {
+  return user.email ?? 'DELETE';
 }
 
 function noticeOf(ctx: Context): string | null {

@@ -84,7 +84,7 @@ cli('refuses an unknown command, a missing word and an unknown option with exit 
   assert.is(runCli(['help', 'frobnicate'], {}).status, 2);
 });
 
-cli('lists users oldest first, each field named and no password hash', () => {
+cli('lists users oldest first, each field named and no password hash, and deletes one', () => {
   const dataDir = tempDir();
   const env = { DATA_DIR: dataDir };
   try {
@@ -101,6 +101,15 @@ cli('lists users oldest first, each field named and no password hash', () => {
 
     const filtered = runCli(['user', 'list', '--email', 'SECOND@example.com'], env);
     assert.equal((filtered.json as { id: string }[]).map((user) => user.id), [(second.json as { id: string }).id]);
+
+    const secondId = (second.json as { id: string }).id;
+    const deleted = runCli(['user', 'delete', '--user', secondId], env);
+    assert.is(deleted.status, 0, deleted.stderr);
+    assert.equal(deleted.json, { deleted: secondId, removed: 1 });
+    assert.equal((runCli(['user', 'list'], env).json as { id: string }[]).map((user) => user.id), [(first.json as { id: string }).id]);
+    const again = runCli(['user', 'delete', '--user', secondId], env);
+    assert.is(again.status, 1, 'an unknown user is a refused operation');
+    assert.match(again.stdout + again.stderr, `no user with id ${secondId}`);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -111,7 +111,7 @@ pages('escapes application and user names with markup and quotes, rendered direc
     ['sign up', signUpPage({ brand, interactionId: HOSTILE, csrfToken: HOSTILE, values: { email: HOSTILE, first_name: HOSTILE, last_name: HOSTILE }, error: HOSTILE })],
     ['check email', checkEmailPage({ brand, interactionId: HOSTILE, email: HOSTILE, minutes: 15 })],
     ['account', accountPage({
-      account, csrfToken: HOSTILE, notice: HOSTILE,
+      account, csrfToken: HOSTILE, notice: HOSTILE, error: HOSTILE, deletionConfirmation: HOSTILE,
       connected: [{ applicationId: HOSTILE, name: HOSTILE, scopes: [HOSTILE], since: 0 }], owned: [{ id: HOSTILE, name: HOSTILE, isPrivate: true }],
     })],
     ['application', applicationPage({

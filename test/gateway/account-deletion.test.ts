@@ -1,0 +1,96 @@
+/**
+ * Deleting an account removes every record the user owns, of every kind, and nothing of anyone else's
+ * (issue 12 item 6; Store.deleteUser). The kinds are read from storage/schema.ts — every collection
+ * owned by `user_id` — so a kind added later is counted without touching this test, and each kind the
+ * test writes through the API must hold something before the deletion and nothing after. The blobs of
+ * the user's sources, series and analysis caches are checked by their keys.
+ */
+import { suite } from '../support/uvu.js';
+import * as assert from 'uvu/assert';
+import { startStack, type TestStack } from '../support/stack.js';
+import { CookieJar, csrfFrom, signIn } from '../support/browser-session.js';
+import { csvActivity, settled, upload, type SourceBody } from '../support/uploads.js';
+import { createUser } from '../../gateway/services/accounts.js';
+import { COLLECTION_NAMES, SCHEMA } from '../../storage/schema.js';
+import type { CollectionName } from '../../storage/store.js';
+
+const deletion = suite<{ stack: TestStack }>('account deletion');
+
+deletion.before(async (context) => {
+  context.stack = await startStack({ JOB_POLL_MS: '20' });
+});
+deletion.after(async (context) => {
+  await context.stack.close();
+});
+
+const OWNED = COLLECTION_NAMES.filter((name) => SCHEMA[name].owner === 'user_id');
+const PASSWORD = 'account deletion password';
+
+/** Documents per owned collection for the user, only the kinds holding any. */
+async function holdings(stack: TestStack, userId: string): Promise<Partial<Record<CollectionName, number>>> {
+  const counts: Partial<Record<CollectionName, number>> = {};
+  for (const name of OWNED) {
+    const count = await (stack.store[name] as { count(filter: object): Promise<number> }).count({ user_id: userId });
+    if (count > 0) counts[name] = count;
+  }
+  return counts;
+}
+
+/** Every blob key the user's records name: uploaded bytes, series, analysis caches. */
+async function blobKeys(stack: TestStack, userId: string): Promise<string[]> {
+  const sources = await stack.store.sources.find({ user_id: userId });
+  const activities = await stack.store.activities.find({ user_id: userId });
+  return [...sources.map((source) => source.bytes_key), ...activities.flatMap((activity) => [activity.series_key, activity.analysis_key ?? []].flat())];
+}
+
+/** A person with a password, an uploaded and processed activity, a session and an access token. */
+async function populated(stack: TestStack): Promise<{ userId: string; email: string; token: string; jar: CookieJar }> {
+  const email = `deleted-${Math.random().toString(36).slice(2, 10)}@example.com`;
+  const user = await createUser(stack.store, { email, password: PASSWORD });
+  const { token } = await stack.userWithToken(['activities:read', 'activities:write'], { userId: user.id });
+  const response = await upload(stack, token, [{ name: 'ride.csv', bytes: csvActivity() }]);
+  const [accepted] = ((await response.json()) as { sources: SourceBody[] }).sources;
+  const source = await settled(stack, token, accepted!.id);
+  assert.is(source.status, 'processed', JSON.stringify(source.error));
+  return { userId: user.id, email, token, jar: await signIn(stack, email, PASSWORD) };
+}
+
+deletion('deleting the account on its page removes every record of every kind, its blobs, its session and its tokens', async ({ stack }) => {
+  const person = await populated(stack);
+  const bystander = await populated(stack);
+  const before = await holdings(stack, person.userId);
+  for (const kind of ['activities', 'sources', 'sessions'] as const) assert.ok((before[kind] ?? 0) > 0, `${kind} before: ${JSON.stringify(before)}`);
+  const keys = await blobKeys(stack, person.userId);
+  assert.is(keys.length, 3);
+  for (const key of keys) assert.ok((await stack.store.blobs.size(key)) !== null, `blob ${key} before`);
+  const bystanderBefore = await holdings(stack, bystander.userId);
+
+  const page = await person.jar.get('/account');
+  const deleted = await person.jar.post('/account/delete', { csrf: csrfFrom(await page.text()), confirm: person.email.toUpperCase() });
+  assert.is(deleted.status, 200);
+  assert.match(await deleted.text(), 'Your account is deleted');
+
+  assert.equal(await holdings(stack, person.userId), {}, 'nothing of any kind is left');
+  assert.is(await stack.store.users.get(person.userId), null);
+  for (const key of keys) assert.is(await stack.store.blobs.size(key), null, `blob ${key} after`);
+  assert.is((await stack.get('/api/v1/activities/', person.token)).status, 401, 'its access token stopped working');
+  assert.is((await person.jar.get('/account')).status, 303, 'its browser is signed out');
+  assert.equal(await holdings(stack, bystander.userId), bystanderBefore, 'another user keeps everything');
+});
+
+deletion('a wrong confirmation or a missing CSRF token deletes nothing', async ({ stack }) => {
+  const person = await populated(stack);
+  const before = await holdings(stack, person.userId);
+  const csrf = csrfFrom(await (await person.jar.get('/account')).text());
+
+  const wrong = await person.jar.post('/account/delete', { csrf, confirm: 'someone@example.com' });
+  assert.is(wrong.status, 422);
+  assert.match(await wrong.text(), 'Nothing was deleted');
+  assert.is((await person.jar.post('/account/delete', { csrf, confirm: '' })).status, 422);
+  assert.is((await person.jar.post('/account/delete', { confirm: person.email })).status, 403);
+  assert.is((await new CookieJar(stack.baseUrl).post('/account/delete', { csrf, confirm: person.email })).status, 403);
+  assert.equal(await holdings(stack, person.userId), before);
+  assert.is((await person.jar.get('/account')).status, 200);
+});
+
+deletion.run();
