@@ -2,6 +2,7 @@
  * Dailies (interface §4 "Dailies", gaps.md "Daily"): the checks a request's values need beyond their
  * types (a measure's valid range, the length of a range) and reading a range with what estimating it
  * needs. Writing is storage/dailies.ts's `upsertDaily`, the one function every writer uses.
+ * Kept honest by test/gateway/dailies.test.ts.
  */
 import type { Store } from '../../storage/store.js';
 import type { DailySource } from '../../storage/dailies.js';
