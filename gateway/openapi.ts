@@ -4,7 +4,7 @@
  * route's own properties: 401 for bearer routes, 403 when a scope is required, 422 when it validates.
  */
 import { z } from 'zod';
-import type { RouteSpec } from './route-table.js';
+import { routeScopes, type RouteSpec } from './route-table.js';
 
 export const INTERFACE_VERSION = '0.113.2';
 
@@ -50,8 +50,10 @@ function operation(route: RouteSpec): Record<string, unknown> {
   };
   if (route.deprecated) op.deprecated = true;
   if (route.auth === 'bearer') {
-    op.security = [{ bearer: route.scope ? [route.scope] : [] }];
-    if (route.scope) op.description = `Requires the \`${route.scope}\` scope.`;
+    // Alternatives: one of them, as the description says which.
+    const scopes = routeScopes(route.scope);
+    op.security = scopes.length > 0 ? scopes.map((scope) => ({ bearer: [scope] })) : [{ bearer: [] }];
+    if (route.scope) op.description = scopeDescription(route);
   } else {
     op.security = [];
   }
@@ -59,6 +61,13 @@ function operation(route: RouteSpec): Record<string, unknown> {
     op.requestBody = { required: true, content: { [route.bodyMediaType ?? 'application/json']: { schema: toSchema(route.body) } } };
   }
   return op;
+}
+
+function scopeDescription(route: RouteSpec): string {
+  const scope = route.scope!;
+  if (typeof scope === 'string') return `Requires the \`${scope}\` scope.`;
+  const cases = Object.entries(scope.cases).map(([value, needed]) => `when \`${scope.param}\` is \`${value}\`, \`${needed}\``);
+  return `Requires the \`${scope.otherwise}\` scope; ${cases.join('; ')} instead (neither implies the other).`;
 }
 
 function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): unknown[] {
@@ -89,7 +98,12 @@ function responses(route: RouteSpec): Record<string, unknown> {
   }
   const errorBody = { content: { 'application/json': { schema: toSchema(ErrorDetail) } } };
   if (route.auth === 'bearer') out['401'] ??= { description: 'Missing, invalid or expired access token', ...errorBody };
-  if (route.scope) out['403'] ??= { description: `The token lacks the ${route.scope} scope`, ...errorBody };
+  if (route.scope) {
+    const description = typeof route.scope === 'string'
+      ? `The token lacks the ${route.scope} scope`
+      : `The token lacks the scope the ${route.scope.param} needs (${routeScopes(route.scope).join(' or ')})`;
+    out['403'] ??= { description, ...errorBody };
+  }
   if (route.params || route.query || (route.body && !route.selfValidated)) {
     out['422'] ??= { description: 'Validation error', content: { 'application/json': { schema: toSchema(HttpValidationError) } } };
   }

@@ -29,8 +29,8 @@ export interface RouteSpec {
   tag: string;
   /** `bearer`: an access token is required (header or `token` cookie). */
   auth: 'bearer' | 'none';
-  /** The scope the token must carry; omitted when a valid token alone is enough. */
-  scope?: Scope;
+  /** The scope the token must carry (or the path parameter that picks it); omitted when a valid token alone is enough. */
+  scope?: Scope | ScopeByParam;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
@@ -44,6 +44,17 @@ export interface RouteSpec {
   selfValidated?: boolean;
   /** Parses the body instead of the default JSON-or-form parser (the token endpoint's small forms). */
   parseBody?: Middleware;
+}
+
+/**
+ * A scope picked by a path parameter's value (interface §5: dailies need `wellness:*`, the cycle day
+ * `reproductive_health:*`). Every value not in `cases`, an unknown one included, needs `otherwise`:
+ * the check is never skipped, and runs before validation as for every route.
+ */
+export interface ScopeByParam {
+  param: string;
+  cases: Readonly<Record<string, Scope>>;
+  otherwise: Scope;
 }
 
 export interface ChainSteps {
@@ -74,7 +85,7 @@ export class RouteTable {
     const chain: Middleware[] = [];
     if (spec.auth === 'bearer') chain.push(this.steps.authenticate);
     if (spec.refuseDelegated) chain.push(this.steps.refuseDelegated);
-    if (spec.scope) chain.push(this.steps.requireScope(spec.scope));
+    if (spec.scope) chain.push(scopeStep(spec.scope, this.steps.requireScope));
     // A multipart body is parsed (and limited) by its handler; its schema only documents it.
     const multipart = spec.bodyMediaType === 'multipart/form-data';
     if (spec.body && !multipart) chain.push(spec.parseBody ?? this.steps.parseBody);
@@ -93,6 +104,23 @@ export class RouteTable {
     this.pages.push(spec);
     return this;
   }
+}
+
+/** The scopes a route may need, `otherwise` first for a scope picked by a parameter. */
+export function routeScopes(scope: Scope | ScopeByParam | undefined): Scope[] {
+  if (scope === undefined) return [];
+  if (typeof scope === 'string') return [scope];
+  return [...new Set([scope.otherwise, ...Object.values(scope.cases)])];
+}
+
+function scopeStep(scope: Scope | ScopeByParam, requireScope: ChainSteps['requireScope']): Middleware {
+  if (typeof scope === 'string') return requireScope(scope);
+  const byValue = new Map(Object.entries(scope.cases).map(([value, needed]) => [value, requireScope(needed)]));
+  const otherwise = requireScope(scope.otherwise);
+  return function requireScopeOfParam(ctx, next) {
+    const value = (ctx as { params?: Record<string, string> }).params?.[scope.param];
+    return ((value !== undefined && byValue.get(value)) || otherwise)(ctx, next);
+  };
 }
 
 /** `/activities/{activity_id}` → `/activities/:activity_id`. */

@@ -15,6 +15,7 @@ import { oauthTokenRoutes } from './oauth-token.js';
 import { delegationRoutes } from './delegation.js';
 import { userRoutes } from './users.js';
 import { grantRoutes } from './grants.js';
+import { dailyRoutes } from './dailies.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -31,6 +32,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   activitySeriesRoutes(table, deps);
   analyticsRoutes(table, deps);
   profileRoutes(table, deps);
+  dailyRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);
