@@ -49,6 +49,8 @@ export function toFastApi(issue: z.core.$ZodIssue, origin: Origin, root: unknown
     case 'too_small':
       return [{ loc, msg: issue.message, type: issue.origin === 'string' ? 'string_too_short' : issue.origin === 'array' ? 'too_short' : 'greater_than_equal' }];
     case 'invalid_value':
+      // zod reports a missing enum field as a bad option; FastAPI calls it missing.
+      if (valueAt(root, issue.path) === undefined) return [{ loc, msg: 'Field required', type: 'missing' }];
       return [{ loc, msg: issue.message, type: 'enum' }];
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
