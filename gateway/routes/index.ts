@@ -7,6 +7,7 @@ import { activityByIdRoutes, activityRoutes } from './activities.js';
 import { activitySeriesRoutes } from './activity-series.js';
 import { activityAnalyticsRoutes, analyticsRoutes } from './analytics.js';
 import { profileRoutes } from './profile.js';
+import { markerRoutes } from './markers.js';
 import { sourceRoutes } from './sources.js';
 import { signInRoutes } from './sign-in.js';
 import { accountRoutes } from './account.js';
@@ -31,6 +32,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   activitySeriesRoutes(table, deps);
   analyticsRoutes(table, deps);
   profileRoutes(table, deps);
+  markerRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);
