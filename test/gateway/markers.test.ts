@@ -132,6 +132,8 @@ markers('filters by root sport, marker and an inclusive date range, newest first
   ] as const) {
     ids[key] = (await sendJson(context.stack, 'POST', PATH, context.token, write(over))).body.id;
   }
+  // Two writes may share a millisecond: pin their creation times so the tie-break on created_at shows.
+  await context.stack.store.markers.updateOne({ id: ids.rideNew! }, { set: { created_at: Date.UTC(2024, 0, 1) } });
   const order = (rows: any[]) => rows.map((row) => Object.keys(ids).find((key) => ids[key] === row.id));
   assert.equal(order(await listed(context)), ['rideNewer', 'rideNew', 'run', 'rideOld'], 'by date, then the later write first');
   assert.equal(order(await listed(context, '?sport=running')), ['run']);
