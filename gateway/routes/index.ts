@@ -9,6 +9,7 @@ import { activityAnalyticsRoutes, analyticsRoutes } from './analytics.js';
 import { profileRoutes } from './profile.js';
 import { markerRoutes } from './markers.js';
 import { maxEffortRoutes } from './max-efforts.js';
+import { profileAppMetadataRoutes } from './profile-app-metadata.js';
 import { sourceRoutes } from './sources.js';
 import { signInRoutes } from './sign-in.js';
 import { accountRoutes } from './account.js';
@@ -35,6 +36,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   profileRoutes(table, deps);
   markerRoutes(table, deps);
   maxEffortRoutes(table, deps);
+  profileAppMetadataRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);
