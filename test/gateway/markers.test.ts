@@ -6,18 +6,12 @@
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
-import { sendJson, validationIssueAt } from '../support/json-api.js';
-import { createApplication } from '../../gateway/services/accounts.js';
+import { okJson, sendJson, validationIssueAt } from '../support/json-api.js';
+import { recordCallers, type RecordCallers } from '../support/record-callers.js';
 import { measuredMarkerId } from '../../gateway/services/measured-markers.js';
 
-interface Context {
+interface Context extends RecordCallers {
   stack: TestStack;
-  userId: string;
-  token: string;
-  appId: string;
-  appToken: string;
-  otherToken: string;
-  readOnly: string;
 }
 
 const markers = suite<Context>('markers');
@@ -31,24 +25,13 @@ function write(over: Record<string, unknown> = {}): Record<string, unknown> {
 
 markers.before(async (context) => {
   context.stack = await startStack();
-  const owner = await context.stack.userWithToken([]);
-  context.appId = (await createApplication(context.stack.store, owner.userId, { name: 'Marker app' })).id;
-  const user = await context.stack.userWithToken(['activities:read', 'activities:write']);
-  context.userId = user.userId;
-  context.token = user.token;
-  context.appToken = (await context.stack.userWithToken(['activities:read', 'activities:write'], { appId: context.appId, userId: user.userId })).token;
-  context.readOnly = (await context.stack.userWithToken(['activities:read'], { userId: user.userId })).token;
-  context.otherToken = (await context.stack.userWithToken(['activities:read', 'activities:write'])).token;
+  Object.assign(context, await recordCallers(context.stack, 'Marker app'));
 });
 markers.after(async (context) => {
   await context.stack.close();
 });
 
-async function listed(context: Context, query = '', token = context.token): Promise<any[]> {
-  const response = await sendJson(context.stack, 'GET', `${PATH}${query}`, token);
-  assert.is(response.status, 200, `GET ${query}: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const listed = (context: Context, query = '', token = context.token): Promise<any[]> => okJson(context.stack, 'GET', `${PATH}${query}`, token);
 
 markers('writes a declared marker and answers the row with every key, as the list does', async (context) => {
   const before = Date.now();

@@ -6,17 +6,11 @@
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
-import { sendJson, validationIssueAt } from '../support/json-api.js';
-import { createApplication } from '../../gateway/services/accounts.js';
+import { okJson, sendJson, validationIssueAt } from '../support/json-api.js';
+import { recordCallers, type RecordCallers } from '../support/record-callers.js';
 
-interface Context {
+interface Context extends RecordCallers {
   stack: TestStack;
-  userId: string;
-  token: string;
-  appId: string;
-  appToken: string;
-  otherToken: string;
-  readOnly: string;
 }
 
 const efforts = suite<Context>('max efforts');
@@ -30,30 +24,15 @@ function write(over: Record<string, unknown> = {}): Record<string, unknown> {
 
 efforts.before(async (context) => {
   context.stack = await startStack();
-  const owner = await context.stack.userWithToken([]);
-  context.appId = (await createApplication(context.stack.store, owner.userId, { name: 'Effort app' })).id;
-  const user = await context.stack.userWithToken(['activities:read', 'activities:write']);
-  context.userId = user.userId;
-  context.token = user.token;
-  context.appToken = (await context.stack.userWithToken(['activities:read', 'activities:write'], { appId: context.appId, userId: user.userId })).token;
-  context.readOnly = (await context.stack.userWithToken(['activities:read'], { userId: user.userId })).token;
-  context.otherToken = (await context.stack.userWithToken(['activities:read', 'activities:write'])).token;
+  Object.assign(context, await recordCallers(context.stack, 'Effort app'));
 });
 efforts.after(async (context) => {
   await context.stack.close();
 });
 
-async function listed(context: Context, query = '', token = context.token): Promise<any[]> {
-  const response = await sendJson(context.stack, 'GET', `${PATH}${query}`, token);
-  assert.is(response.status, 200, `GET ${query}: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const listed = (context: Context, query = '', token = context.token): Promise<any[]> => okJson(context.stack, 'GET', `${PATH}${query}`, token);
 
-async function created(context: Context, over: Record<string, unknown>, token = context.token): Promise<any> {
-  const response = await sendJson(context.stack, 'POST', PATH, token, write(over));
-  assert.is(response.status, 200, JSON.stringify(response.body));
-  return response.body;
-}
+const created = (context: Context, over: Record<string, unknown>, token = context.token): Promise<any> => okJson(context.stack, 'POST', PATH, token, write(over));
 
 async function removeAll(context: Context): Promise<void> {
   for (const row of await listed(context)) assert.is((await sendJson(context.stack, 'DELETE', `${PATH}/${row.id}`, context.token)).status, 204);

@@ -21,6 +21,13 @@ export async function sendJson(stack: Pick<TestStack, 'baseUrl'>, method: string
   return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
 }
 
+/** The parsed body of a 2xx answer; any other status throws with the body. */
+export async function okJson(stack: Pick<TestStack, 'baseUrl'>, method: string, urlPath: string, token: string, body?: unknown): Promise<any> {
+  const response = await sendJson(stack, method, urlPath, token, body);
+  if (response.status < 200 || response.status > 299) throw new Error(`${method} ${urlPath}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
 /** A 422 in the interface's shape (§7: `{detail: [{loc, msg, type}]}`) with an issue at `loc`; returns that issue's msg. */
 export function validationIssueAt(response: JsonResponse, loc: (string | number)[]): string {
   if (response.status !== 422) throw new Error(`expected 422 at ${loc.join('.')}, got ${response.status} ${JSON.stringify(response.body)}`);
