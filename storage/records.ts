@@ -27,6 +27,8 @@ export interface UserRecord {
   managed_by: string | null;
   registered_at: number;
   app_metadata: AppMetadata;
+  /** Set by each app-metadata write (its condition); absent on a user never written since creation. */
+  updated_at?: number;
 }
 
 export interface ApplicationRecord {

@@ -49,6 +49,8 @@ export function toFastApi(issue: z.core.$ZodIssue, origin: Origin, root: unknown
     case 'too_small':
       return [{ loc, msg: issue.message, type: issue.origin === 'string' ? 'string_too_short' : issue.origin === 'array' ? 'too_short' : 'greater_than_equal' }];
     case 'invalid_value':
+      // zod reports a missing enum field as a bad option; FastAPI calls it missing.
+      if (isMissingKey(root, issue.path)) return [{ loc, msg: 'Field required', type: 'missing' }];
       return [{ loc, msg: issue.message, type: 'enum' }];
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
@@ -70,4 +72,11 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return value;
+}
+
+/** True when the value at `path` is a key absent from an object that is there (not a preprocessed value's item). */
+function isMissingKey(root: unknown, path: PropertyKey[]): boolean {
+  if (path.length === 0) return root === undefined;
+  const parent = valueAt(root, path.slice(0, -1));
+  return parent !== null && typeof parent === 'object' && (parent as Record<PropertyKey, unknown>)[path[path.length - 1]!] === undefined;
 }

@@ -12,9 +12,8 @@ import { dateSchema } from '../../domain/time.js';
 import { ACTIVITY_LISTING_VERSION, presentActivityDetails, presentActivityListing } from '../presenters/activity.js';
 import { listingPage, type ListingKind } from '../services/listing-page.js';
 import { ActivityDetails, ActivitySummary } from '../schemas/resources.js';
-import { putAppMetadata, AppMetadataBody } from '../services/app-metadata.js';
+import { putAppMetadata, requireAppToken, AppMetadataBody } from '../services/app-metadata.js';
 import { queryArray, queryInt, queryString } from '../schemas/query.js';
-import { ForbiddenError } from '../errors.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
@@ -147,11 +146,4 @@ export function activityByIdRoutes(table: RouteTable, deps: GatewayDeps): void {
       ctx.status = 204;
     },
   );
-}
-
-/** The caller's activity; another user's is a 404, never a 403 that leaks its existence. */
-/** "Only an app token may read or write it." */
-function requireAppToken(principal: { applicationId: string | null }): string {
-  if (!principal.applicationId) throw new ForbiddenError('App metadata needs an application access token');
-  return principal.applicationId;
 }

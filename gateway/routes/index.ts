@@ -7,6 +7,9 @@ import { activityByIdRoutes, activityRoutes } from './activities.js';
 import { activitySeriesRoutes } from './activity-series.js';
 import { activityAnalyticsRoutes, analyticsRoutes } from './analytics.js';
 import { profileRoutes } from './profile.js';
+import { markerRoutes } from './markers.js';
+import { maxEffortRoutes } from './max-efforts.js';
+import { profileAppMetadataRoutes } from './profile-app-metadata.js';
 import { sourceRoutes } from './sources.js';
 import { signInRoutes } from './sign-in.js';
 import { accountRoutes } from './account.js';
@@ -33,6 +36,9 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   analyticsRoutes(table, deps);
   profileRoutes(table, deps);
   dailyRoutes(table, deps);
+  markerRoutes(table, deps);
+  maxEffortRoutes(table, deps);
+  profileAppMetadataRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);

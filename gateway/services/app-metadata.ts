@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { AppMetadata, Collection, JsonObject } from '../../storage/store.js';
-import { HttpError, ValidationError } from '../errors.js';
+import { ForbiddenError, HttpError, ValidationError } from '../errors.js';
 
 export const MAX_METADATA_DEPTH = 32;
 
@@ -14,7 +14,14 @@ export const AppMetadataBody = z.record(z.string(), z.unknown()).meta({ descript
 interface WithMetadata {
   id: string;
   app_metadata: AppMetadata;
-  updated_at: number;
+  /** The condition of each write; a record written before it existed (a user) has none yet. */
+  updated_at?: number;
+}
+
+/** "Only an app token may read or write it": the token's application id, else 403. */
+export function requireAppToken(principal: { applicationId: string | null }): string {
+  if (!principal.applicationId) throw new ForbiddenError('App metadata needs an application access token');
+  return principal.applicationId;
 }
 
 /** Sets (or with `value` null, removes) the app's entry; returns what is stored for the app. */
@@ -32,8 +39,8 @@ export async function putAppMetadata<T extends WithMetadata>(
     if (value === null) delete metadata[applicationId];
     else metadata[applicationId] = value as JsonObject;
     const updated = await collection.updateOne(
-      { id: current.id, updated_at: current.updated_at } as never,
-      { set: { app_metadata: metadata, updated_at: Math.max(Date.now(), current.updated_at + 1) } as Partial<T> },
+      { id: current.id, updated_at: current.updated_at ?? null } as never,
+      { set: { app_metadata: metadata, updated_at: Math.max(Date.now(), (current.updated_at ?? 0) + 1) } as Partial<T> },
     );
     if (updated) return value === null ? null : (value as JsonObject);
     current = await collection.get(record.id);

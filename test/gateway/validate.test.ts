@@ -13,6 +13,7 @@ function issues(schema: z.ZodType, value: unknown, origin: 'query' | 'body' = 'b
 
 test('reports a missing field as FastAPI does', () => {
   assert.equal(issues(z.object({ name: z.string() }), {}), [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }]);
+  assert.equal(issues(z.object({ kind: z.enum(['a', 'b']) }), {}), [{ loc: ['body', 'kind'], msg: 'Field required', type: 'missing' }], 'an enum too');
 });
 
 test('reports wrong types, lengths and enums with their pydantic types', () => {

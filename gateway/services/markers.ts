@@ -1,0 +1,27 @@
+/**
+ * The marker list (gaps.md "Markers"; interface §4: "what was written, not what wins"): the rows written
+ * through the API (collection `markers`: declared and external) and the rows measured by tests
+ * (services/measured-markers.ts), filtered alike and ordered newest first — by `date`, then `created_at`,
+ * then `id` — so the order never depends on the backend. Not paged: the interface gives markers no
+ * `limit`/`offset`, and a user writes few of them. Choosing what wins is the metabolic map's job.
+ */
+import type { Filter, MarkerRecord, Store } from '../../storage/store.js';
+import { measuredMarkers, type MarkerFilter } from './measured-markers.js';
+
+export type { MarkerFilter } from './measured-markers.js';
+
+export async function findMarkers(store: Store, userId: string, filter: MarkerFilter): Promise<MarkerRecord[]> {
+  const query: Filter<MarkerRecord> = { user_id: userId };
+  if (filter.sports?.length) query.sport = { $in: filter.sports };
+  if (filter.markers?.length) query.marker = { $in: filter.markers };
+  if (filter.start || filter.end) query.date = { ...(filter.start && { $gte: filter.start }), ...(filter.end && { $lte: filter.end }) };
+  const [written, measured] = await Promise.all([store.markers.find(query), measuredMarkers(store, userId, filter)]);
+  return [...written, ...measured].sort(newestFirst);
+}
+
+/** Date descending, then created_at descending, then id ascending. */
+export function newestFirst(a: { date: string; created_at: number; id: string }, b: { date: string; created_at: number; id: string }): number {
+  if (a.date !== b.date) return a.date < b.date ? 1 : -1;
+  if (a.created_at !== b.created_at) return b.created_at - a.created_at;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
