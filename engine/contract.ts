@@ -193,7 +193,7 @@ export interface LactatePoint {
 
 export interface LactateThresholdsRequest {
   sport_kind: LactateSportKind;
-  points: LactatePoint[];
+  points: readonly LactatePoint[];
 }
 
 /** A derived threshold, unrounded: intensity W or m/s, lactate mmol/L, heart_rate bpm, vo2 mL/min. */

@@ -6,6 +6,7 @@ import { status } from '@grpc/grpc-js';
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { MAX_LACTATE_POINTS, type LactatePoint } from '../../engine/contract.js';
+import { LACTATER_DEMO } from '../support/lactate.js';
 import type { Store } from '../../storage/store.js';
 import { EngineClient } from '../../gateway/engine-client.js';
 import { HttpError } from '../../gateway/errors.js';
@@ -15,10 +16,7 @@ let store: Store;
 let engine: TestEngine;
 let client: EngineClient;
 
-/** lactater's demo_data (cycling): W, mmol/L, bpm; the 0 W row is the resting point. */
-const DEMO: LactatePoint[] = [
-  [0, 0.93, 96], [50, 0.98, 114], [75, 1.23, 134], [100, 1.88, 154], [125, 2.8, 170], [150, 4.21, 182], [175, 6.66, 193], [191, 8.64, 198],
-].map(([intensity, lactate, heart_rate]) => ({ intensity: intensity!, lactate: lactate!, heart_rate: heart_rate!, vo2: null }));
+const DEMO = LACTATER_DEMO;
 
 test.before(async () => {
   store = await openTestStore();

@@ -7,11 +7,9 @@ import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { lactateThresholds } from '../../engine/analysis/lactate-thresholds.js';
 import type { LactatePoint } from '../../engine/contract.js';
+import { LACTATER_DEMO } from '../support/lactate.js';
 
-/** lactater's demo_data (cycling, W, mmol/L, bpm); the 0 W row is the resting point. */
-const DEMO: LactatePoint[] = [
-  [0, 0.93, 96], [50, 0.98, 114], [75, 1.23, 134], [100, 1.88, 154], [125, 2.8, 170], [150, 4.21, 182], [175, 6.66, 193], [191, 8.64, 198],
-].map(([intensity, lactate, heart_rate]) => ({ intensity: intensity!, lactate: lactate!, heart_rate: heart_rate!, vo2: null }));
+const DEMO = LACTATER_DEMO;
 
 const near = (actual: number | null | undefined, expected: number, tolerance: number, what: string): void => {
   assert.ok(typeof actual === 'number' && Math.abs(actual - expected) <= tolerance, `${what}: ${actual}, expected ${expected} ± ${tolerance}`);
