@@ -15,6 +15,8 @@ import { oauthTokenRoutes } from './oauth-token.js';
 import { delegationRoutes } from './delegation.js';
 import { userRoutes } from './users.js';
 import { grantRoutes } from './grants.js';
+import { traceRoutes } from './traces.js';
+import { testRoutes } from './tests.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -31,6 +33,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   activitySeriesRoutes(table, deps);
   analyticsRoutes(table, deps);
   profileRoutes(table, deps);
+  traceRoutes(table, deps);
+  testRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);

@@ -5,16 +5,22 @@
  */
 import { z } from 'zod';
 import type { AppMetadata, Collection, JsonObject } from '../../storage/store.js';
-import { HttpError, ValidationError } from '../errors.js';
+import { ForbiddenError, HttpError, ValidationError } from '../errors.js';
 
 export const MAX_METADATA_DEPTH = 32;
 
 export const AppMetadataBody = z.record(z.string(), z.unknown()).meta({ description: 'Free JSON object' });
 
-interface WithMetadata {
+export interface WithMetadata {
   id: string;
   app_metadata: AppMetadata;
   updated_at: number;
+}
+
+/** "Only an app token may read or write it": the token's application id, else 403. */
+export function requireAppToken(principal: { applicationId: string | null }): string {
+  if (!principal.applicationId) throw new ForbiddenError('App metadata needs an application access token');
+  return principal.applicationId;
 }
 
 /** Sets (or with `value` null, removes) the app's entry; returns what is stored for the app. */
