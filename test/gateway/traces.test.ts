@@ -215,6 +215,19 @@ traces('resolves the lap and activity a trace falls in, and the activity carries
   assert.equal((await user.personal.get('/api/v1/activities/')).body[0].traces.map((t: { id: string }) => t.id), [afterLap.id], 'a deleted trace leaves the listing');
 });
 
+traces('resolves the traces of a page of 250 activities (more ranges than one query takes)', async ({ stack }) => {
+  const user = await recordUser(stack, ['activities:read', 'activities:write']);
+  const DAY = 86_400_000;
+  for (let i = 0; i < 250; i++) await stack.store.activities.insert(activity(`many-${i}`, user.userId, { start: T0 + i * DAY, end: T0 + i * DAY + 60 * MINUTE }));
+  const inside = [0, 199, 200, 249];
+  for (const i of inside) await user.personal.post('/api/v1/traces/', body({ timestamp: iso(T0 + i * DAY + 30 * MINUTE), notes: `in ${i}` }));
+  await user.personal.post('/api/v1/traces/', body({ timestamp: iso(T0 + 3 * DAY + 2 * 60 * MINUTE) })); // between activities
+  const listed = (await user.personal.get('/api/v1/activities/?limit=1000')).body as { id: string; traces: { notes: string }[] }[];
+  assert.is(listed.length, 250);
+  const withTraces = listed.filter((entry) => entry.traces.length > 0);
+  assert.equal(withTraces.map((entry) => [entry.id, entry.traces.map((trace) => trace.notes)]), [...inside].reverse().map((i) => [`many-${i}`, [`in ${i}`]]));
+});
+
 traces('filters by local date, sport (a parent matches its children, legacy names mapped) and tags (all must match)', async ({ stack }) => {
   const user = await recordUser(stack, ['activities:read', 'activities:write']);
   const api = user.personal;
@@ -255,6 +268,15 @@ traces("keeps each app's metadata on a trace: app tokens only, 1 KB, 32 levels, 
   assert.is((await user.appA.put(`/api/v1/traces/${trace.id}/app-metadata`, { kept: true })).status, 200);
   const replaced = await user.appA.put(`/api/v1/traces/${trace.id}`, body({ power: 10 }));
   assert.equal(replaced.body.app_metadata, { kept: true }, 'a PUT of the trace keeps app metadata');
+});
+
+traces('the OpenAPI document declares every trace and test route', async ({ stack }) => {
+  const document = (await (await stack.get('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+  const expected: Record<string, string[]> = {
+    '/api/v1/traces/': ['get', 'post'], '/api/v1/traces/{trace_id}': ['delete', 'get', 'put'], '/api/v1/traces/{trace_id}/app-metadata': ['delete', 'put'],
+    '/api/v1/tests/': ['get', 'post'], '/api/v1/tests/{test_id}': ['delete', 'get', 'put'], '/api/v1/tests/{test_id}/app-metadata': ['delete', 'put'],
+  };
+  for (const [path, methods] of Object.entries(expected)) assert.equal(Object.keys(document.paths[path] ?? {}).sort(), methods, path);
 });
 
 traces.run();
