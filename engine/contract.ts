@@ -43,6 +43,11 @@ export const MAX_DURATIONS = 2000;
 /** "At most 5 states per request." (interface §4, longitudinal mean-max `after`) */
 export const MAX_AFTER_STATES = 5;
 
+/** Most points one LactateThresholds request may carry. */
+export const MAX_LACTATE_POINTS = 200;
+/** Highest intensity a LactateThresholds point may have: W for power, m/s for speed (bounds the 0.1 W / 0.01 m/s grid). */
+export const MAX_LACTATE_INTENSITY = { power: 10_000, speed: 100 } as const;
+
 /**
  * "When used, the date range is capped at 1 year": the earliest start date (YYYY-MM-DD) a request with
  * after states may have for a range ending on `endDate`.
@@ -170,6 +175,38 @@ export interface DecodedActivity {
 export interface DecodeSourceResponse {
   activities: DecodedActivity[];
   warnings: string[];
+}
+
+/** How a lactate test's intensity is measured: power (W) or speed (m/s). */
+export type LactateSportKind = 'power' | 'speed';
+
+/** One lactate sample of a test; intensity null or 0 = the resting point. */
+export interface LactatePoint {
+  intensity: number | null;
+  /** mmol/L, > 0. */
+  lactate: number;
+  /** bpm. */
+  heart_rate: number | null;
+  /** mL/min. */
+  vo2: number | null;
+}
+
+export interface LactateThresholdsRequest {
+  sport_kind: LactateSportKind;
+  points: readonly LactatePoint[];
+}
+
+/** A derived threshold, unrounded: intensity W or m/s, lactate mmol/L, heart_rate bpm, vo2 mL/min. */
+export interface LactateThreshold {
+  intensity: number;
+  lactate: number;
+  heart_rate: number | null;
+  vo2: number | null;
+}
+
+export interface LactateThresholdsResponse {
+  lt1: LactateThreshold | null;
+  lt2: LactateThreshold | null;
 }
 
 /** A client of the Engine service as `loadPackageDefinition` builds it. */

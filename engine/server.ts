@@ -28,6 +28,7 @@ import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
 } from './service/analyses.js';
 import { ANALYSIS_MEMO_BYTES, AnalysisMemo, startAnalysisBackfill } from './service/analysis-cache.js';
+import { lactateThresholds } from './service/lactate-thresholds.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -70,6 +71,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetAccumulatedWorkDuration: wrapUnary('GetAccumulatedWorkDuration', getAccumulatedWorkDuration({ store, pool }), unary),
     GetLongitudinalMeanMax: wrapUnary('GetLongitudinalMeanMax', getLongitudinalMeanMax({ store, pool, memo }), unary),
     GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool, memo }), unary),
+    LactateThresholds: wrapUnary('LactateThresholds', lactateThresholds(), unary),
   };
   server.addService(contract.EngineService, implementation);
 

@@ -15,7 +15,7 @@ import { protoPath as healthProtoPath } from 'grpc-health-check';
 import {
   createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub, type GetAccumulatedWorkDurationRequest,
   type GetActivitySeriesRequest, type GetLongitudinalAccumulatedWorkDurationRequest, type GetLongitudinalMeanMaxRequest, type GetLongitudinalSeriesRequest,
-  type GetMeanMaxRequest, type TableChunk, type TableMessage,
+  type GetMeanMaxRequest, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
 } from '../engine/contract.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
 import { errorCodeOf } from '../engine/error-codes.js';
@@ -76,6 +76,16 @@ export class EngineClient {
   /** The longitudinal AWD levels as a table file. */
   longitudinalAccumulatedWorkDuration(request: GetLongitudinalAccumulatedWorkDurationRequest, options: CallOptions = {}): Promise<TableMessage> {
     return this.unary(this.engine, 'GetLongitudinalAccumulatedWorkDuration', request, options) as Promise<TableMessage>;
+  }
+
+  /**
+   * LT1 and LT2 derived from a lactate test's points, unrounded, every key present (null when not derived
+   * or not measured). The engine answers INVALID_ARGUMENT (here a 400) for points outside the contract's
+   * limits (MAX_LACTATE_POINTS, MAX_LACTATE_INTENSITY, lactate > 0).
+   */
+  async lactateThresholds(request: LactateThresholdsRequest, options: CallOptions = {}): Promise<LactateThresholdsResponse> {
+    const reply = (await this.unary(this.engine, 'LactateThresholds', request, options)) as WireThresholds;
+    return { lt1: thresholdOf(reply.lt1), lt2: thresholdOf(reply.lt2) };
   }
 
   /** The engine's health status for the Engine service ('SERVING' when ready). */
@@ -148,6 +158,19 @@ export class EngineClient {
       options.signal?.addEventListener('abort', cancel, { once: true });
     });
   }
+}
+
+/** LactateThresholds as proto-loader decodes it: unset messages null, unset optional fields absent. */
+interface WireThresholds {
+  lt1: WireThreshold | null;
+  lt2: WireThreshold | null;
+}
+type WireThreshold = { intensity: number; lactate: number; heart_rate?: number; vo2?: number };
+
+/** The threshold with exactly the contract's keys (no proto-loader oneof markers), absent values null. */
+function thresholdOf(wire: WireThreshold | null | undefined): LactateThreshold | null {
+  if (wire === null || wire === undefined) return null;
+  return { intensity: wire.intensity, lactate: wire.lactate, heart_rate: wire.heart_rate ?? null, vo2: wire.vo2 ?? null };
 }
 
 function cancelledByCaller(): grpc.ServiceError {
