@@ -235,7 +235,7 @@ steps.run();
 
 const derived = suite<Context>('lactate step test through the API');
 const lactateRpc = typeof (EngineClient.prototype as unknown as Record<string, unknown>).lactateThresholds === 'function';
-skipUnless(lactateRpc ? null : 'needs the engine lactate-threshold RPC (EngineClient.lactateThresholds, branch issue12-lactate)', derived);
+skipUnless(lactateRpc ? null : 'needs the engine lactate-threshold RPC (EngineClient.lactateThresholds)', derived);
 
 derived.before(async (context) => {
   context.stack = await startStack();
