@@ -298,6 +298,8 @@ export interface TraceRecord {
   user_id: string;
   timestamp: number;
   offset: number;
+  /** Local calendar date of `timestamp` (YYYY-MM-DD), for the list's date filters. */
+  local_date: string;
   test_id: string | null;
   lactate: number | null;
   rpe: number | null;
@@ -321,6 +323,8 @@ export interface TestRecord {
   start_offset: number;
   end: number;
   end_offset: number;
+  /** Local calendar date of `start` (YYYY-MM-DD), for the list's date filters. */
+  local_date: string;
   title: string | null;
   results: JsonObject | null;
   tags: string[];

@@ -13,13 +13,23 @@ const SUMMARY_FIELDS = ['mean', 'min', 'max', 'sum', 'start', 'end', 'gain', 'lo
  * `presentActivityListing` gives (fields, order, formatting), and every stored listing is derived again.
  * test/gateway/activity-list.test.ts pins that JSON for one record.
  */
-export const ACTIVITY_LISTING_VERSION = 1;
+export const ACTIVITY_LISTING_VERSION = 2;
 
-export function presentActivitySummary(record: ActivityRecord, principal: Principal) {
-  return { ...presentActivityListing(record), app_metadata: ownMetadata(record.app_metadata, principal) };
+/**
+ * The fields a stored listing stops before, presented per request: `traces` (a trace written later must show;
+ * services/activity-traces.ts) and the caller-dependent `app_metadata`.
+ */
+export const ACTIVITY_LISTING_TAIL = ['traces', 'app_metadata'] as const;
+
+/**
+ * The summary; `traces` are the activity's traces as services/activity-traces.ts presents them, or null where
+ * they are not resolved (the activity inside a trace, which would otherwise nest itself).
+ */
+export function presentActivitySummary(record: ActivityRecord, principal: Principal, traces: object[] | null = null) {
+  return { ...presentActivityListing(record), traces, app_metadata: ownMetadata(record.app_metadata, principal) };
 }
 
-/** The summary as every caller sees it, with the caller-dependent `app_metadata` (the last field) null. */
+/** The summary as every caller sees it, with the read-time fields (ACTIVITY_LISTING_TAIL, the last ones) null. */
 export function presentActivityListing(record: ActivityRecord) {
   return {
     id: record.id,
@@ -39,11 +49,25 @@ export function presentActivityListing(record: ActivityRecord) {
   };
 }
 
-export function presentActivityDetails(record: ActivityRecord, principal: Principal) {
-  return { ...presentActivitySummary(record, principal), distance: record.distance, devices: [...record.devices] };
+export function presentActivityDetails(record: ActivityRecord, principal: Principal, traces: object[] | null) {
+  return { ...presentActivitySummary(record, principal, traces), distance: record.distance, devices: [...record.devices] };
 }
 
-function presentLap(lap: LapRecord) {
+/**
+ * The UTC span of a stored listing, read from its leading `{"id":…,"sport":…,"start":"…","end":"…"` (ids and
+ * sports never hold a quote), so a page can resolve its traces without reading the documents. Pinned with the
+ * listing's JSON by test/gateway/activity-list.test.ts.
+ */
+export function listingSpan(listing: string): { start: number; end: number } {
+  const startAt = listing.indexOf('","start":"') + 11;
+  const endAt = listing.indexOf('","end":"', startAt) + 9;
+  const start = Date.parse(listing.slice(startAt, listing.indexOf('"', startAt)));
+  const end = Date.parse(listing.slice(endAt, listing.indexOf('"', endAt)));
+  if (startAt < 11 || endAt < 9 || !Number.isFinite(start) || !Number.isFinite(end)) throw new Error('listing: no start and end where the listing format puts them');
+  return { start, end };
+}
+
+export function presentLap(lap: LapRecord) {
   return {
     start: formatUtc(lap.start),
     end: formatUtc(lap.end),

@@ -1,23 +1,31 @@
 /**
  * Listings: a record as list endpoints answer it, kept on the record as JSON text (its derived fields
  * `listing` and `listing_version`, storage/schema.ts) so a page is assembled from stored strings instead of
- * parsed records presented again. A listing is the presented summary with `app_metadata: null`, cut before
- * that null: the one caller-dependent field, last in every listed shape, is spliced in per request. It holds
- * nothing caller-dependent, so it is never wrong for another caller.
+ * parsed records presented again. A listing is the presented summary cut before its read-time tail: fields
+ * spliced in per request, last in every listed shape — the caller-dependent `app_metadata` and, for an
+ * activity, its `traces` (written separately, so never stored with it). It holds nothing caller-dependent,
+ * so it is never wrong for another caller.
  * test/gateway/activity-list.test.ts checks pages against the presenters byte for byte.
  */
 import type { JsonObject } from '../../storage/store.js';
 
-const NULL_TAIL = 'null}';
-
-/** The listing of a presented summary whose last field is `app_metadata: null`. */
-export function listingOf(presented: { app_metadata: null }): string {
+/**
+ * The listing of a presented summary whose last fields, `tail` (ending with `app_metadata`), are all null:
+ * its JSON cut before them.
+ */
+export function listingOf(presented: { app_metadata: null }, tail: readonly string[]): string {
   const json = JSON.stringify(presented);
-  if (!json.endsWith(`,"app_metadata":${NULL_TAIL}`)) throw new Error('listing: app_metadata must be the last field of a listed shape');
-  return json.slice(0, -NULL_TAIL.length);
+  const suffix = `${tail.map((field) => `"${field}":null`).join(',')}}`;
+  if (!json.endsWith(`,${suffix}`)) throw new Error(`listing: ${tail.join(', ')} must be the last fields of a listed shape, each null`);
+  return json.slice(0, -suffix.length);
 }
 
-/** One entry of a page: the listing with the caller's own metadata (or null) in place. */
-export function listingEntry(listing: string, metadata: JsonObject | null): string {
-  return metadata === null ? `${listing}${NULL_TAIL}` : `${listing}${JSON.stringify(metadata)}}`;
+/**
+ * One entry of a page: the listing, then the tail's read-time values (JSON text in `tail` order, all but the
+ * last; a missing one is null) and the caller's own metadata (or null) as the last field.
+ */
+export function listingEntry(listing: string, tail: readonly string[], values: readonly string[], metadata: JsonObject | null): string {
+  let entry = listing;
+  for (let i = 0; i < tail.length - 1; i++) entry += `"${tail[i]}":${values[i] ?? 'null'},`;
+  return `${entry}"${tail[tail.length - 1]}":${metadata === null ? 'null' : JSON.stringify(metadata)}}`;
 }

@@ -4,15 +4,18 @@
  * fixed paths such as `/activities/latest` and `/activities/longitudinal-data` are never read as ids.
  */
 import { z } from 'zod';
-import type { ActivityRecord, Filter, FindOptions } from '../../storage/store.js';
+import type { ActivityRecord, Filter } from '../../storage/store.js';
+import { sportPage } from '../services/sport-page.js';
 import { sportMatches, sportStorePrefix } from '../../domain/sport.js';
 import { sportFilters } from '../schemas/activity-filters.js';
 import { ownActivity } from '../services/activities.js';
 import { dateSchema } from '../../domain/time.js';
-import { ACTIVITY_LISTING_VERSION, presentActivityDetails, presentActivityListing } from '../presenters/activity.js';
+import { ACTIVITY_LISTING_TAIL, ACTIVITY_LISTING_VERSION, presentActivityDetails, presentActivityListing } from '../presenters/activity.js';
+import { activityTracesResolver, tracesByActivity } from '../services/activity-traces.js';
+import type { Principal } from '../auth/access-tokens.js';
 import { listingPage, type ListingKind } from '../services/listing-page.js';
 import { ActivityDetails, ActivitySummary } from '../schemas/resources.js';
-import { putAppMetadata, requireAppToken, AppMetadataBody } from '../services/app-metadata.js';
+import { recordAppMetadataRoutes } from '../app-metadata-routes.js';
 import { queryArray, queryInt, queryString } from '../schemas/query.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
@@ -35,8 +38,17 @@ const LatestQuery = z.object({
 const LATEST_PAGE = 50;
 const NEWEST_FIRST = { start: -1 } as const;
 
-function activityListings(deps: GatewayDeps): ListingKind<ActivityRecord> {
-  return { collection: deps.store.activities, version: ACTIVITY_LISTING_VERSION, present: presentActivityListing };
+function activityListings(deps: GatewayDeps, principal: Principal): ListingKind<ActivityRecord> {
+  return {
+    collection: deps.store.activities, version: ACTIVITY_LISTING_VERSION, present: presentActivityListing,
+    tail: ACTIVITY_LISTING_TAIL, resolve: activityTracesResolver(deps.store, principal),
+  };
+}
+
+/** Activity details with the activity's traces. */
+async function details(deps: GatewayDeps, record: ActivityRecord, principal: Principal) {
+  const traces = await tracesByActivity(deps.store, record.user_id, [record], principal);
+  return presentActivityDetails(record, principal, traces.get(record.id) ?? []);
 }
 
 const ActivityParams = z.object({ activity_id: z.string().min(1).max(64) });
@@ -57,20 +69,12 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function listActivities(ctx) {
       const input = ctx.state.input as z.output<typeof ListQuery>;
       const sports = sportFilters(input.sport ?? [], input.sports);
-      let filter: Filter<ActivityRecord> = { user_id: ctx.state.auth.userId };
+      const filter: Filter<ActivityRecord> = { user_id: ctx.state.auth.userId };
       if (input.start || input.end) filter.local_date = { ...(input.start && { $gte: input.start }), ...(input.end && { $lte: input.end }) };
       if (input.tags?.length) filter.tags = { $all: input.tags };
-      if (sports.length) filter.$or = sports.map((sport) => ({ sport: { $prefix: sportStorePrefix(sport) ?? sport } }));
-      let page: FindOptions<ActivityRecord> = { sort: NEWEST_FIRST, limit: input.limit, offset: input.offset };
-      if (sports.length) {
-        // Modifier containment is checked here, on ids and sports only; the page is then read by id.
-        const candidates = await deps.store.activities.findFields(filter, ['id', 'sport'], { sort: NEWEST_FIRST });
-        const matching = candidates.filter((candidate) => sports.some((sport) => sportMatches(candidate.sport, sport)));
-        filter = { user_id: ctx.state.auth.userId, id: { $in: matching.slice(input.offset, input.offset + input.limit).map((candidate) => candidate.id) } };
-        page = { sort: NEWEST_FIRST };
-      }
+      const page = await sportPage(deps.store.activities, filter, sports, { sort: NEWEST_FIRST, limit: input.limit, offset: input.offset });
       // Byte for byte the JSON of presentActivitySummary over the page (services/listing-page.ts).
-      ctx.body = await listingPage(activityListings(deps), filter, page, ctx.state.auth);
+      ctx.body = await listingPage(activityListings(deps, ctx.state.auth), page.filter, page.options, ctx.state.auth);
       ctx.type = 'application/json';
     },
   );
@@ -94,7 +98,7 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
         if (page.length < LATEST_PAGE) break;
       }
       // "200 with body null" when the user has no (matching) activity.
-      ctx.body = latest ? presentActivityDetails(latest, ctx.state.auth) : 'null';
+      ctx.body = latest ? await details(deps, latest, ctx.state.auth) : 'null';
       ctx.type = 'application/json';
     },
   );
@@ -109,41 +113,13 @@ export function activityByIdRoutes(table: RouteTable, deps: GatewayDeps): void {
       responses: { 200: { description: 'Activity details', schema: ActivityDetails }, 404: { description: 'Unknown activity' } },
     },
     async function getActivity(ctx) {
-      ctx.body = presentActivityDetails(await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId), ctx.state.auth);
+      ctx.body = await details(deps, await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId), ctx.state.auth);
     },
   );
 
-  table.add(
-    {
-      method: 'put', path: '/api/v1/activities/{activity_id}/app-metadata', operationId: 'putActivityAppMetadata', tag: 'activities',
-      summary: "Replace the calling app's metadata on an activity (app tokens only; at most 1 KB, 32 levels)",
-      auth: 'bearer', scope: 'activities:write', params: ActivityParams, body: AppMetadataBody,
-      responses: {
-        200: { description: "The app's metadata as stored", schema: AppMetadataBody },
-        403: { description: 'Not an app token' },
-        404: { description: 'Unknown activity' },
-        413: { description: 'Metadata larger than 1 KB' },
-      },
-    },
-    async function putActivityMetadata(ctx) {
-      const applicationId = requireAppToken(ctx.state.auth);
-      const activity = await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId);
-      ctx.body = await putAppMetadata(deps.store.activities, activity, applicationId, ctx.state.body, { maxBytes: 1024 });
-    },
-  );
-
-  table.add(
-    {
-      method: 'delete', path: '/api/v1/activities/{activity_id}/app-metadata', operationId: 'deleteActivityAppMetadata', tag: 'activities',
-      summary: "Remove the calling app's metadata from an activity (app tokens only)",
-      auth: 'bearer', scope: 'activities:write', params: ActivityParams,
-      responses: { 204: { description: 'Removed' }, 403: { description: 'Not an app token' }, 404: { description: 'Unknown activity' } },
-    },
-    async function deleteActivityMetadata(ctx) {
-      const applicationId = requireAppToken(ctx.state.auth);
-      const activity = await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId);
-      await putAppMetadata(deps.store.activities, activity, applicationId, null, { maxBytes: 1024 });
-      ctx.status = 204;
-    },
-  );
+  recordAppMetadataRoutes(table, {
+    path: '/api/v1/activities/{activity_id}', noun: 'Activity', tag: 'activities', params: ActivityParams,
+    collection: deps.store.activities, maxBytes: 1024,
+    load: (input, userId) => ownActivity(deps, input.activity_id!, userId),
+  });
 }

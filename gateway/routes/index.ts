@@ -19,6 +19,8 @@ import { delegationRoutes } from './delegation.js';
 import { userRoutes } from './users.js';
 import { grantRoutes } from './grants.js';
 import { dailyRoutes } from './dailies.js';
+import { traceRoutes } from './traces.js';
+import { testRoutes } from './tests.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -39,6 +41,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   markerRoutes(table, deps);
   maxEffortRoutes(table, deps);
   profileAppMetadataRoutes(table, deps);
+  traceRoutes(table, deps);
+  testRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);

@@ -17,10 +17,11 @@ export function profileRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function listTags(ctx) {
       const userId = ctx.state.auth.userId;
       const withTags = { user_id: userId, tags: { $exists: true } } as const;
+      // One query per collection, reading the tags alone.
       const [activities, traces, tests] = await Promise.all([
-        deps.store.activities.find(withTags),
-        deps.store.traces.find(withTags),
-        deps.store.tests.find(withTags),
+        deps.store.activities.findFields(withTags, ['tags']),
+        deps.store.traces.findFields(withTags, ['tags']),
+        deps.store.tests.findFields(withTags, ['tags']),
       ]);
       const tags = new Set<string>();
       for (const record of [...activities, ...traces, ...tests]) for (const tag of record.tags) tags.add(tag);

@@ -11,7 +11,7 @@ export const MAX_METADATA_DEPTH = 32;
 
 export const AppMetadataBody = z.record(z.string(), z.unknown()).meta({ description: 'Free JSON object' });
 
-interface WithMetadata {
+export interface WithMetadata {
   id: string;
   app_metadata: AppMetadata;
   /** The condition of each write; a record written before it existed (a user) has none yet. */

@@ -26,8 +26,15 @@ export interface ListingKind<T extends Listable> {
   collection: Collection<T>;
   /** The format version of `present`'s JSON: a stored listing of another version is derived again. */
   version: number;
-  /** The record as listed, its last field `app_metadata: null`. */
+  /** The record as listed, its last fields (`tail`) null. */
   present(record: T): { app_metadata: null };
+  /** The fields presented per request, last in the shape, in order; the last is `app_metadata`. */
+  tail: readonly string[];
+  /**
+   * The JSON text of the tail's fields before `app_metadata`, per listed record (in tail order), resolved at
+   * read time from the page's listings; absent when the tail is `app_metadata` alone.
+   */
+  resolve?(entries: { id: string; listing: string }[]): Promise<Map<string, string[]>>;
 }
 
 /** What the page needs of each record. */
@@ -46,14 +53,17 @@ export async function listingPage<T extends Listable>(
   const isStale = (row: Row): boolean => row.listing === undefined || row.listing_version !== kind.version;
   const stale = rows.filter(isStale);
   const derived = stale.length > 0 ? await derive(kind, stale.map((row) => row.id)) : new Map<string, Row>();
-  const entries: string[] = [];
+  const current: Row[] = [];
   for (const row of rows) {
-    const current = isStale(row) ? derived.get(row.id) : row;
+    const fresh = isStale(row) ? derived.get(row.id) : row;
     // A record deleted since the page was read is left out.
-    if (current?.listing === undefined) continue;
-    const own: JsonObject | null = appId ? (current.app_metadata?.[appId] ?? null) : null;
-    entries.push(listingEntry(current.listing, own));
+    if (fresh?.listing !== undefined) current.push(fresh);
   }
+  const resolved = kind.resolve ? await kind.resolve(current as { id: string; listing: string }[]) : null;
+  const entries = current.map((row) => {
+    const own: JsonObject | null = appId ? (row.app_metadata?.[appId] ?? null) : null;
+    return listingEntry(row.listing!, kind.tail, resolved?.get(row.id) ?? [], own);
+  });
   return `[${entries.join(',')}]`;
 }
 
@@ -62,7 +72,7 @@ async function derive<T extends Listable>(kind: ListingKind<T>, ids: string[]): 
   const records = await kind.collection.find({ id: { $in: ids } } as unknown as Filter<T>);
   const rows = new Map<string, Row>();
   await Promise.all(records.map(async (record) => {
-    const listing = listingOf(kind.present(record));
+    const listing = listingOf(kind.present(record), kind.tail);
     rows.set(record.id, { id: record.id, listing, listing_version: kind.version, app_metadata: record.app_metadata });
     await kind.collection.updateOne(
       { id: record.id, updated_at: record.updated_at } as Filter<T>,

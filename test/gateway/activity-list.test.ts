@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { activity, T0 } from '../storage/records.js';
 import { createApplication } from '../../gateway/services/accounts.js';
-import { ACTIVITY_LISTING_VERSION, presentActivitySummary } from '../../gateway/presenters/activity.js';
+import { ACTIVITY_LISTING_TAIL, ACTIVITY_LISTING_VERSION, listingSpan, presentActivitySummary } from '../../gateway/presenters/activity.js';
+import { listingOf } from '../../gateway/presenters/listing.js';
 import type { Principal } from '../../gateway/auth/access-tokens.js';
 import type { ActivityRecord, Filter } from '../../storage/store.js';
 
@@ -54,7 +55,7 @@ list.after(async (context) => {
 /** What the list answered before listings: the presenter over `find`'s records, serialised as Koa does. */
 async function presented(context: Context, filter: Filter<ActivityRecord>, applicationId: string | null, page: { limit?: number; offset?: number } = {}): Promise<string> {
   const found = await context.stack.store.activities.find({ user_id: context.userId, ...filter }, { sort: { start: -1 }, ...page });
-  return JSON.stringify(found.map((record) => presentActivitySummary(record, { applicationId } as Principal)));
+  return JSON.stringify(found.map((record) => presentActivitySummary(record, { applicationId } as Principal, [])));
 }
 
 async function listed(context: Context, query: string, token: string): Promise<string> {
@@ -76,7 +77,10 @@ list('pins the JSON of one activity summary: a change to it needs a new ACTIVITY
     + '"start_local":"2024-01-01T01:00:00","end_local":"2024-01-01T01:10:00","duration":"PT10M","heart_rate":{"mean":151,"max":null}}],'
     + '"traces":null,"app_metadata":{"note":"hello","nested":{"list":[1,"two",null,true]}}}';
   assert.is(JSON.stringify(presentActivitySummary(record, { applicationId: 'app1' } as Principal)), golden);
-  assert.is(ACTIVITY_LISTING_VERSION, 1);
+  assert.is(ACTIVITY_LISTING_VERSION, 2);
+  const listing = listingOf({ ...presentActivitySummary(record, { applicationId: null } as Principal), app_metadata: null }, ACTIVITY_LISTING_TAIL);
+  assert.ok(golden.startsWith(listing) && listing.endsWith('}}],'), 'the listing stops before traces and app_metadata');
+  assert.equal(listingSpan(listing), { start: record.start, end: record.end }, "the span read from the listing's text");
 });
 
 list('answers byte for byte what the presenter gives, for personal and app tokens, before and after listings are stored', async (context) => {

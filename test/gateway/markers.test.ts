@@ -161,7 +161,7 @@ markers("lists a test's results as measured rows, filtered alike, deletable only
   const { store } = context.stack;
   const start = Date.UTC(2024, 4, 20, 22, 0);
   await store.tests.insert({
-    id: 'lab-test-1', user_id: context.userId, sport: 'cycling.road', start, start_offset: 180, end: start + 3_600_000, end_offset: 180,
+    id: 'lab-test-1', user_id: context.userId, sport: 'cycling.road', start, start_offset: 180, local_date: '2024-05-21', end: start + 3_600_000, end_offset: 180,
     title: 'Lab', tags: [], created_by: context.appId, app_metadata: {}, created_at: start, updated_at: start,
     results: { lt2: { power: 281, speed: null, heart_rate: 169, lactate: 4.0, vo2: null }, heart_rate_max: 193, vo2peak: 4400 },
   });

@@ -14,7 +14,7 @@ const T0 = Date.UTC(2024, 2, 1, 23, 30); // 2024-03-01T23:30Z
 
 function testDocument(id: string, userId: string, results: JsonObject | null, over: Partial<TestRecord> = {}): TestRecord {
   return {
-    id, user_id: userId, sport: 'cycling.road', start: T0, start_offset: 120, end: T0 + 3 * 3_600_000, end_offset: 120,
+    id, user_id: userId, sport: 'cycling.road', start: T0, start_offset: 120, local_date: '2024-03-02', end: T0 + 3 * 3_600_000, end_offset: 120,
     title: 'Step test', results, tags: [], created_by: 'user', app_metadata: {}, created_at: T0 + 5_000, updated_at: T0 + 5_000, ...over,
   };
 }

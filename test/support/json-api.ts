@@ -1,8 +1,10 @@
 /**
- * JSON requests to a running stack for the record endpoints' tests: one call sends a method, a path, a
- * bearer token and an optional JSON body, and returns the status, the parsed body (null when empty) and
- * the headers.
+ * JSON requests to a running stack for the record endpoints' tests: `sendJson` sends a method, a path, a
+ * bearer token and an optional JSON body and answers the status, the parsed body (null when empty) and the
+ * headers; `jsonClient` binds it to one token; `recordUser` is a user with a personal token plus tokens of
+ * two applications (for app metadata, where each app sees only its own).
  */
+import { createApplication } from '../../gateway/services/accounts.js';
 import type { TestStack } from './stack.js';
 
 export interface JsonResponse {
@@ -38,4 +40,46 @@ export function validationIssueAt(response: JsonResponse, loc: (string | number)
   const issue = detail.find((candidate: any) => JSON.stringify(candidate.loc) === JSON.stringify(loc));
   if (!issue) throw new Error(`no issue at ${JSON.stringify(loc)} in ${JSON.stringify(detail)}`);
   return issue.msg;
+}
+
+export interface JsonClient {
+  get(path: string): Promise<JsonResponse>;
+  post(path: string, body: unknown): Promise<JsonResponse>;
+  put(path: string, body: unknown): Promise<JsonResponse>;
+  del(path: string): Promise<JsonResponse>;
+}
+
+export function jsonClient(stack: Pick<TestStack, 'baseUrl'>, token: string): JsonClient {
+  const call = (method: string, path: string, body?: unknown): Promise<JsonResponse> => sendJson(stack, method, path, token, body);
+  return {
+    get: (path) => call('GET', path),
+    post: (path, body) => call('POST', path, body),
+    put: (path, body) => call('PUT', path, body),
+    del: (path) => call('DELETE', path),
+  };
+}
+
+export interface RecordUser {
+  userId: string;
+  /** Personal token with `scopes`. */
+  personal: JsonClient;
+  /** Tokens of two different applications for the same user, with `scopes`. */
+  appA: JsonClient;
+  appB: JsonClient;
+  appAId: string;
+}
+
+export async function recordUser(stack: TestStack, scopes: string[]): Promise<RecordUser> {
+  const owner = await stack.userWithToken([]);
+  const [a, b] = await Promise.all([createApplication(stack.store, owner.userId, { name: 'App A' }), createApplication(stack.store, owner.userId, { name: 'App B' })]);
+  const personal = await stack.userWithToken(scopes);
+  const appA = await stack.userWithToken(scopes, { appId: a.id, userId: personal.userId });
+  const appB = await stack.userWithToken(scopes, { appId: b.id, userId: personal.userId });
+  return {
+    userId: personal.userId,
+    personal: jsonClient(stack, personal.token),
+    appA: jsonClient(stack, appA.token),
+    appB: jsonClient(stack, appB.token),
+    appAId: a.id,
+  };
 }

@@ -1,0 +1,18 @@
+/**
+ * A PUT that replaces a whole record, conditional on the version it was read at (`updated_at`), so a
+ * concurrent write — an app's metadata, another PUT — is never silently overwritten: the loser gets a 409
+ * to retry. Used by traces and tests.
+ */
+import type { Collection, Filter } from '../../storage/store.js';
+import { HttpError } from '../errors.js';
+
+interface Versioned {
+  id: string;
+  updated_at: number;
+}
+
+export async function replaceRecord<T extends Versioned>(collection: Collection<T>, existing: T, record: T): Promise<void> {
+  const { id: _id, ...fields } = record;
+  const updated = await collection.updateOne({ id: existing.id, updated_at: existing.updated_at } as Filter<T>, { set: fields as Partial<T> });
+  if (!updated) throw new HttpError(409, 'the record changed while it was replaced; retry', { code: 'conflict' });
+}
