@@ -5,6 +5,8 @@
  * - no import cycle anywhere, type-only imports included;
  * - the gateway imports from engine/ only the wire contract, the token helper and the error codes;
  * - kernels import nothing outside engine/kernels/ (no packages either);
+ * - models (engine/models/: pure physiology over marker values and activity summaries) import only
+ *   models, kernels and domain/, and no package;
  * - route files are leaves: none imports another (routes/index.ts assembles them);
  * - the layers point one way: storage/ and domain/ import no service, engine/ imports no gateway/ or cli/,
  *   gateway/ imports no cli/.
@@ -101,6 +103,11 @@ test('the gateway imports from engine/ only its contract, its token helper and i
 
 test('kernels import nothing outside engine/kernels/', () => {
   assert.equal(offenders((file) => file.startsWith('engine/kernels/'), (_file, target) => !target.startsWith('engine/kernels/')), []);
+});
+
+test('models import only engine/models/, engine/kernels/ and domain/', () => {
+  const allowed = (target: string): boolean => /^(engine\/models|engine\/kernels|domain)\//.test(target);
+  assert.equal(offenders((file) => file.startsWith('engine/models/'), (_file, target) => !allowed(target)), []);
 });
 
 test('route files are leaves: none imports another', () => {

@@ -1,0 +1,226 @@
+/**
+ * Training zones (ANALYTICS.md §8) against tables computed by hand, one per system and quantity; the
+ * problems (unsupported quantity, missing markers, markers that contradict or collapse under rounding);
+ * and, on seeded random markers, that the bounds are always contiguous, rounded and strictly increasing.
+ */
+import * as assert from 'uvu/assert';
+import { test } from '../../support/uvu.js';
+import { random } from '../../support/kernels.js';
+import { roundIntensity } from '../../../engine/models/intensity-rounding.js';
+import {
+  trainingZones, zoneMarkers, zoneQuantities, ZONE_SYSTEMS, type Zone, type ZoneMarker, type ZoneQuantity, type ZoneSystem,
+} from '../../../engine/models/zones.js';
+
+/** `[name, label, lower, upper]` rows, as a table reads. */
+type Row = [string, string, number, number | null];
+
+function zonesOf(system: ZoneSystem, quantity: ZoneQuantity, markers: Partial<Record<ZoneMarker, number | null>>): Row[] {
+  const result = trainingZones({ system, quantity, markers });
+  if (!result.ok) throw new Error(`expected zones, got ${result.code}: ${result.detail}`);
+  return result.zones.map((z: Zone) => [z.name, z.label, z.lower, z.upper]);
+}
+
+test('seven_zone power: Coggan levels at 0.55 … 1.50 of second_threshold 250 W, halves rounded up, top open', () => {
+  // 137.5 → 138, 187.5 → 188, 225, 262.5 → 263, 300, 375.
+  assert.equal(zonesOf('seven_zone', 'power', { second_threshold: 250 }), [
+    ['Z1', 'Active recovery', 0, 138],
+    ['Z2', 'Endurance', 138, 188],
+    ['Z3', 'Tempo', 188, 225],
+    ['Z4', 'Lactate threshold', 225, 263],
+    ['Z5', 'VO2max', 263, 300],
+    ['Z6', 'Anaerobic capacity', 300, 375],
+    ['Z7', 'Neuromuscular power', 375, null],
+  ]);
+});
+
+test('seven_zone speed: second_threshold 4.15 m/s, bounds to 2 decimals with halves rounded up', () => {
+  // 2.2825 → 2.28, 3.1125 → 3.11, 3.735 → 3.74, 4.3575 → 4.36, 4.98, 6.225 → 6.23.
+  assert.equal(zonesOf('seven_zone', 'speed', { second_threshold: 4.15 }), [
+    ['Z1', 'Active recovery', 0, 2.28],
+    ['Z2', 'Endurance', 2.28, 3.11],
+    ['Z3', 'Tempo', 3.11, 3.74],
+    ['Z4', 'Lactate threshold', 3.74, 4.36],
+    ['Z5', 'VO2max', 4.36, 4.98],
+    ['Z6', 'Anaerobic capacity', 4.98, 6.23],
+    ['Z7', 'Neuromuscular power', 6.23, null],
+  ]);
+});
+
+test('three_zone power: Seiler, below first_threshold, between the thresholds, up to max_aerobic_power', () => {
+  assert.equal(zonesOf('three_zone', 'power', { first_threshold: 200, second_threshold: 280, max_aerobic_power: 350 }), [
+    ['Z1', 'Low intensity', 0, 200],
+    ['Z2', 'Threshold', 200, 280],
+    ['Z3', 'High intensity', 280, 350],
+  ]);
+});
+
+test('three_zone speed: thresholds 3.456 and 4.104 m/s round to 3.46 and 4.1, capped at max_aerobic_speed', () => {
+  assert.equal(zonesOf('three_zone', 'speed', { first_threshold: 3.456, second_threshold: 4.104, max_aerobic_speed: 5 }), [
+    ['Z1', 'Low intensity', 0, 3.46],
+    ['Z2', 'Threshold', 3.46, 4.1],
+    ['Z3', 'High intensity', 4.1, 5],
+  ]);
+});
+
+test('three_zone heart rate: thresholds 142.4 and 167.5 bpm round to 142 and 168, capped at heart_rate_max', () => {
+  assert.equal(zonesOf('three_zone', 'heart_rate', { first_threshold: 142.4, second_threshold: 167.5, heart_rate_max: 190 }), [
+    ['Z1', 'Low intensity', 0, 142],
+    ['Z2', 'Threshold', 142, 168],
+    ['Z3', 'High intensity', 168, 190],
+  ]);
+});
+
+test('five_zone power: ±2 % bands around 200 and 280 W, capped at max_aerobic_power 350 W', () => {
+  // 196, 204, 274.4 → 274, 285.6 → 286, 350.
+  assert.equal(zonesOf('five_zone', 'power', { first_threshold: 200, second_threshold: 280, max_aerobic_power: 350 }), [
+    ['Z1', 'Below first threshold', 0, 196],
+    ['Z2', 'First threshold', 196, 204],
+    ['Z3', 'Between thresholds', 204, 274],
+    ['Z4', 'Second threshold', 274, 286],
+    ['Z5', 'Above second threshold', 286, 350],
+  ]);
+});
+
+test('five_zone speed: ±2 % bands around 3.2 and 4.0 m/s, capped at max_aerobic_speed 4.8 m/s', () => {
+  // 3.136 → 3.14, 3.264 → 3.26, 3.92, 4.08, 4.8.
+  assert.equal(zonesOf('five_zone', 'speed', { first_threshold: 3.2, second_threshold: 4, max_aerobic_speed: 4.8 }), [
+    ['Z1', 'Below first threshold', 0, 3.14],
+    ['Z2', 'First threshold', 3.14, 3.26],
+    ['Z3', 'Between thresholds', 3.26, 3.92],
+    ['Z4', 'Second threshold', 3.92, 4.08],
+    ['Z5', 'Above second threshold', 4.08, 4.8],
+  ]);
+});
+
+test('five_zone heart rate: ±2 % bands around 150 and 172 bpm, capped at heart_rate_max 192', () => {
+  // 147, 153, 168.56 → 169, 175.44 → 175, 192.
+  assert.equal(zonesOf('five_zone', 'heart_rate', { first_threshold: 150, second_threshold: 172, heart_rate_max: 192 }), [
+    ['Z1', 'Below first threshold', 0, 147],
+    ['Z2', 'First threshold', 147, 153],
+    ['Z3', 'Between thresholds', 153, 169],
+    ['Z4', 'Second threshold', 169, 175],
+    ['Z5', 'Above second threshold', 175, 192],
+  ]);
+});
+
+test('olt_i_scale: I-1 … I-5 at 55, 72, 82, 87, 92, 100 % of heart_rate_max 190 bpm', () => {
+  // 104.5 → 105, 136.8 → 137, 155.8 → 156, 165.3 → 165, 174.8 → 175, 190.
+  assert.equal(zonesOf('olt_i_scale', 'heart_rate', { heart_rate_max: 190 }), [
+    ['I-1', 'Low intensity', 105, 137],
+    ['I-2', 'Moderate intensity', 137, 156],
+    ['I-3', 'High aerobic intensity', 156, 165],
+    ['I-4', 'Threshold intensity', 165, 175],
+    ['I-5', 'Maximal aerobic intensity', 175, 190],
+  ]);
+});
+
+test('each system names the markers it reads, per quantity, and null where it is not offered', () => {
+  assert.equal(zoneMarkers('seven_zone', 'power'), ['second_threshold']);
+  assert.equal(zoneMarkers('seven_zone', 'speed'), ['second_threshold']);
+  assert.is(zoneMarkers('seven_zone', 'heart_rate'), null);
+  assert.equal(zoneMarkers('three_zone', 'power'), ['first_threshold', 'second_threshold', 'max_aerobic_power']);
+  assert.equal(zoneMarkers('three_zone', 'speed'), ['first_threshold', 'second_threshold', 'max_aerobic_speed']);
+  assert.equal(zoneMarkers('five_zone', 'heart_rate'), ['first_threshold', 'second_threshold', 'heart_rate_max']);
+  assert.equal(zoneMarkers('olt_i_scale', 'heart_rate'), ['heart_rate_max']);
+  assert.is(zoneMarkers('olt_i_scale', 'power'), null);
+  assert.is(zoneMarkers('olt_i_scale', 'speed'), null);
+});
+
+test('a quantity the system does not offer is unsupported_quantity, naming the ones it does', () => {
+  assert.equal(trainingZones({ system: 'seven_zone', quantity: 'heart_rate', markers: { second_threshold: 170 } }), {
+    ok: false, code: 'unsupported_quantity', detail: 'zones: seven_zone is defined for power, speed, not heart_rate',
+  });
+  assert.equal(trainingZones({ system: 'olt_i_scale', quantity: 'power', markers: { heart_rate_max: 190 } }), {
+    ok: false, code: 'unsupported_quantity', detail: 'zones: olt_i_scale is defined for heart_rate, not power',
+  });
+});
+
+test('a marker without a value is missing_marker, every missing one named, null counted as missing', () => {
+  assert.equal(trainingZones({ system: 'seven_zone', quantity: 'power', markers: {} }), {
+    ok: false, code: 'missing_marker', markers: ['second_threshold'],
+    detail: 'zones: seven_zone power zones need second_threshold, which has no value',
+  });
+  assert.equal(trainingZones({ system: 'five_zone', quantity: 'heart_rate', markers: { first_threshold: null, second_threshold: 172 } }), {
+    ok: false, code: 'missing_marker', markers: ['first_threshold', 'heart_rate_max'],
+    detail: 'zones: five_zone heart_rate zones need first_threshold and heart_rate_max, which have no value',
+  });
+  // A marker of another quantity's maximum does not stand in: speed needs max_aerobic_speed.
+  const speed = trainingZones({ system: 'three_zone', quantity: 'speed', markers: { first_threshold: 3, second_threshold: 4, max_aerobic_power: 350 } });
+  assert.equal(speed.ok ? null : speed.code, 'missing_marker');
+});
+
+test('markers that contradict each other are inconsistent_markers, not a table', () => {
+  const code = (system: ZoneSystem, quantity: ZoneQuantity, markers: Partial<Record<ZoneMarker, number>>) => {
+    const result = trainingZones({ system, quantity, markers });
+    return result.ok ? 'ok' : result.code;
+  };
+  // first_threshold above second_threshold; equal thresholds (Z2 empty); max_aerobic_power below second_threshold.
+  assert.is(code('three_zone', 'power', { first_threshold: 300, second_threshold: 280, max_aerobic_power: 350 }), 'inconsistent_markers');
+  assert.is(code('three_zone', 'power', { first_threshold: 280, second_threshold: 280, max_aerobic_power: 350 }), 'inconsistent_markers');
+  assert.is(code('three_zone', 'power', { first_threshold: 200, second_threshold: 280, max_aerobic_power: 270 }), 'inconsistent_markers');
+  // Thresholds 3 % apart: 1.02 × 200 = 204 is above 0.98 × 206 = 201.88 → 202.
+  assert.is(code('five_zone', 'power', { first_threshold: 200, second_threshold: 206, max_aerobic_power: 350 }), 'inconsistent_markers');
+  // A zero or negative marker.
+  assert.is(code('seven_zone', 'power', { second_threshold: 0 }), 'inconsistent_markers');
+  assert.is(code('olt_i_scale', 'heart_rate', { heart_rate_max: -190 }), 'inconsistent_markers');
+  assert.equal(trainingZones({ system: 'three_zone', quantity: 'power', markers: { first_threshold: 300, second_threshold: 280, max_aerobic_power: 350 } }), {
+    ok: false, code: 'inconsistent_markers',
+    detail: 'zones: three_zone power bounds must increase, got 0, 300, 280, 350 W from first_threshold 300, second_threshold 280, max_aerobic_power 350',
+  });
+});
+
+test('rounding that would empty a zone is inconsistent_markers: 0.98 and 1.02 × 0.2 m/s both round to 0.20', () => {
+  // Before rounding the bounds increase (0.196 < 0.204); after it Z2 would be [0.2, 0.2).
+  const result = trainingZones({ system: 'five_zone', quantity: 'speed', markers: { first_threshold: 0.2, second_threshold: 4, max_aerobic_speed: 5 } });
+  assert.equal(result.ok ? null : result.code, 'inconsistent_markers');
+  // A whole-watt case: 0.55 and 0.75 × 1 W round to 1 W both.
+  const power = trainingZones({ system: 'seven_zone', quantity: 'power', markers: { second_threshold: 1 } });
+  assert.equal(power.ok ? null : power.code, 'inconsistent_markers');
+});
+
+test('on random markers, zones are contiguous, rounded, strictly increasing and start and end as defined', () => {
+  const next = random(13);
+  const ranges: Record<ZoneQuantity, [number, number]> = { power: [1, 600], speed: [0.05, 8], heart_rate: [30, 220] };
+  let tables = 0;
+  let refused = 0;
+  for (let round = 0; round < 2000; round++) {
+    for (const system of ZONE_SYSTEMS) {
+      for (const quantity of zoneQuantities(system)) {
+        const [low, high] = ranges[quantity];
+        const markers: Partial<Record<ZoneMarker, number>> = {};
+        for (const marker of zoneMarkers(system, quantity)!) markers[marker] = low + next() * (high - low);
+        const result = trainingZones({ system, quantity, markers });
+        if (!result.ok) {
+          assert.is(result.code, 'inconsistent_markers', `${system} ${quantity} ${JSON.stringify(markers)}`);
+          refused++;
+          continue;
+        }
+        tables++;
+        const zones = result.zones;
+        const where = `${system} ${quantity} ${JSON.stringify(markers)}`;
+        assert.is(zones[0]!.lower, system === 'olt_i_scale' ? roundIntensity(0.55 * markers.heart_rate_max!, quantity) : 0, where);
+        for (let i = 0; i < zones.length; i++) {
+          const zone = zones[i]!;
+          assert.is(roundIntensity(zone.lower, quantity), zone.lower, where);
+          if (i < zones.length - 1) assert.is(zone.upper, zones[i + 1]!.lower, where);
+          if (zone.upper === null) {
+            assert.ok(system === 'seven_zone' && i === zones.length - 1, where);
+          } else {
+            assert.ok(zone.upper > zone.lower, where);
+          }
+        }
+      }
+    }
+  }
+  assert.ok(tables > 1000 && refused > 100, `tables ${tables}, refused ${refused}: both paths are exercised`);
+});
+
+test('intensities round half up at the published resolution, despite binary noise', () => {
+  assert.is(roundIntensity(137.5, 'power'), 138);
+  assert.is(roundIntensity(137.49, 'power'), 137);
+  assert.is(roundIntensity(2.2055, 'speed'), 2.21); // 2.2055 × 100 is 220.54999… in binary
+  assert.is(roundIntensity(1.005, 'speed'), 1.01); // 1.005 × 100 is 100.49999… in binary
+  assert.is(roundIntensity(167.5, 'heart_rate'), 168);
+});
+
+test.run();
