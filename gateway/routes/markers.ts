@@ -62,7 +62,7 @@ export function markerRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function listMarkers(ctx) {
       const input = ctx.state.input as z.output<typeof ListQuery>;
       checkDateRange(input);
-      const rows = await findMarkers(deps.store, ctx.state.auth.userId, {
+      const rows = await findMarkers(deps, ctx.state.auth.userId, {
         ...(input.sport && { sports: input.sport }), ...(input.marker && { markers: input.marker }),
         ...(input.start && { start: input.start }), ...(input.end && { end: input.end }),
       });
@@ -106,7 +106,7 @@ export function markerRoutes(table: RouteTable, deps: GatewayDeps): void {
         ctx.status = 204;
         return;
       }
-      const measured = (await measuredMarkers(deps.store, userId)).find((row) => row.id === id);
+      const measured = (await measuredMarkers(deps.store, userId, {}, deps.engine)).find((row) => row.id === id);
       if (measured) {
         throw new HttpError(409, `marker ${id} is measured by test ${measured.test_id}: change that test's results or delete the test`, { code: 'measured_marker' });
       }

@@ -6,16 +6,18 @@
  * `limit`/`offset`, and a user writes few of them. Choosing what wins is the metabolic map's job.
  */
 import type { Filter, MarkerRecord, Store } from '../../storage/store.js';
+import type { EngineClient } from '../engine-client.js';
 import { measuredMarkers, type MarkerFilter } from './measured-markers.js';
 
 export type { MarkerFilter } from './measured-markers.js';
 
-export async function findMarkers(store: Store, userId: string, filter: MarkerFilter): Promise<MarkerRecord[]> {
+export async function findMarkers(deps: { store: Store; engine: Pick<EngineClient, 'lactateThresholds'> }, userId: string, filter: MarkerFilter): Promise<MarkerRecord[]> {
+  const { store } = deps;
   const query: Filter<MarkerRecord> = { user_id: userId };
   if (filter.sports?.length) query.sport = { $in: filter.sports };
   if (filter.markers?.length) query.marker = { $in: filter.markers };
   if (filter.start || filter.end) query.date = { ...(filter.start && { $gte: filter.start }), ...(filter.end && { $lte: filter.end }) };
-  const [written, measured] = await Promise.all([store.markers.find(query), measuredMarkers(store, userId, filter)]);
+  const [written, measured] = await Promise.all([store.markers.find(query), measuredMarkers(store, userId, filter, deps.engine)]);
   return [...written, ...measured].sort(newestFirst);
 }
 

@@ -11,15 +11,19 @@
  * left out, so every row obeys the rules a write obeys. Not markers: `vo2peak`, `vlamax`, `economy`,
  * `efficiency`, and each threshold's `lactate`.
  *
- * Does not derive LT1/LT2 from traces: when the tests resource derives them it must expose them in
- * `results` (or through `resultsOf` below) to count here. Kept honest by
- * test/gateway/measured-markers.test.ts.
+ * LT1/LT2 derived from a test's linked lactate traces (services/lactate-results.ts, the same derivation
+ * the test's details show) count too, when an engine is given to derive them: a test whose results give
+ * no lt1 or lt2 has its linked traces read (one query for all such tests) and sent to the engine. Kept
+ * honest by test/gateway/measured-markers.test.ts and the step test in test/gateway/tests-records.test.ts.
  */
 import { createHash } from 'node:crypto';
 import type { Filter, MarkerRecord, Store, TestRecord } from '../../storage/store.js';
 import { dateToEpochDay, localDate } from '../../domain/time.js';
 import { rootSport } from '../../domain/sport.js';
 import { markerProblem, type MarkerMetric, type MarkerName } from '../../domain/markers.js';
+import type { EngineClient } from '../engine-client.js';
+import { completeResults } from '../presenters/test-record.js';
+import { deriveLactateResults, lactatePoints } from './lactate-results.js';
 
 /** Which rows a list wants; an absent field does not filter. Dates are inclusive `YYYY-MM-DD`. */
 export interface MarkerFilter {
@@ -93,8 +97,10 @@ export function markersOfTest(test: StoredTest, userId: string): MarkerRecord[] 
 
 const DAY_MS = 86_400_000;
 
-/** The user's measured marker rows that pass `filter`, in no particular order. */
-export async function measuredMarkers(store: Store, userId: string, filter: MarkerFilter = {}): Promise<MarkerRecord[]> {
+/** The user's measured marker rows that pass `filter`, in no particular order; with `engine`, derived LT1/LT2 included. */
+export async function measuredMarkers(
+  store: Store, userId: string, filter: MarkerFilter = {}, engine?: Pick<EngineClient, 'lactateThresholds'>,
+): Promise<MarkerRecord[]> {
   const query: Filter<TestRecord> = { user_id: userId };
   // A coarse bound on the UTC start (a local date lies within a day of its UTC date); exact below.
   if (filter.start || filter.end) {
@@ -104,7 +110,28 @@ export async function measuredMarkers(store: Store, userId: string, filter: Mark
     };
   }
   const tests = await store.tests.find(query);
-  return tests.flatMap((test) => markersOfTest(test, userId)).filter((row) => matches(row, filter));
+  const withDerived = engine ? await withDerivedThresholds(store, engine, userId, tests) : tests;
+  return withDerived.flatMap((test) => markersOfTest(test, userId)).filter((row) => matches(row, filter));
+}
+
+/** The tests with `results.lt1`/`lt2` derived from their linked lactate traces where the results give none. */
+async function withDerivedThresholds(
+  store: Store, engine: Pick<EngineClient, 'lactateThresholds'>, userId: string, tests: TestRecord[],
+): Promise<TestRecord[]> {
+  const open = tests.filter((test) => {
+    const results = completeResults(test.results);
+    return (results.lt1 === null || results.lt2 === null) && lactatePoints(test.sport, []) !== null;
+  });
+  if (open.length === 0) return tests;
+  const traces = await store.traces.find({ user_id: userId, test_id: { $in: open.map((test) => test.id) } });
+  const derived = new Map<string, TestRecord>();
+  await Promise.all(open.map(async (test) => {
+    const linked = traces.filter((trace) => trace.test_id === test.id);
+    if (linked.length === 0) return;
+    const results = await deriveLactateResults({ engine }, test, completeResults(test.results), linked);
+    derived.set(test.id, { ...test, results: results as unknown as TestRecord['results'] });
+  }));
+  return tests.map((test) => derived.get(test.id) ?? test);
 }
 
 function matches(row: MarkerRecord, filter: MarkerFilter): boolean {

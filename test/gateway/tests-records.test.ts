@@ -5,14 +5,13 @@
  * unlinking traces, events, the tags endpoint across activities, traces and tests, app metadata, and a
  * realistic lactate step test whose derived LT1/LT2 match an independent calculation.
  */
-import { suite, skipUnless } from '../support/uvu.js';
+import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { recordUser, type RecordUser } from '../support/json-api.js';
 import { checkAppMetadata } from '../support/app-metadata-checks.js';
 import { logLogLt1, modifiedDmaxLt2, type StepPoint } from '../support/lactate-reference.js';
 import { activity, T0 } from '../storage/records.js';
-import { EngineClient } from '../../gateway/engine-client.js';
 
 interface Context {
   stack: TestStack;
@@ -234,8 +233,6 @@ steps('the independent calculation reproduces the published worked example', () 
 steps.run();
 
 const derived = suite<Context>('lactate step test through the API');
-const lactateRpc = typeof (EngineClient.prototype as unknown as Record<string, unknown>).lactateThresholds === 'function';
-skipUnless(lactateRpc ? null : 'needs the engine lactate-threshold RPC (EngineClient.lactateThresholds)', derived);
 
 derived.before(async (context) => {
   context.stack = await startStack();
@@ -276,6 +273,17 @@ derived('six linked traces (rest + 5 steps) show in the details and give LT1/LT2
   assert.ok(Math.abs(gotLt2.lactate - lt2.lactate) <= 0.05);
   assert.ok(Number.isInteger(gotLt1.power) && Number.isInteger(gotLt2.heart_rate), 'power and heart rate whole');
   assert.equal([gotLt1.speed, gotLt1.vo2], [null, null]);
+
+  // ANALYTICS.md §7: derived values count as measured markers dated at the test's start.
+  const markers = (await api.get('/api/v1/profile/markers?marker=lt1&marker=lt2')).body as { marker: string; metric: string; value: number; provenance: string; date: string; sport: string }[];
+  const rows = markers.map((row) => [row.marker, row.metric, row.value, row.provenance, row.date, row.sport]).sort();
+  assert.equal(rows, [
+    ['lt1', 'heart_rate', gotLt1.heart_rate, 'measured', '2024-09-01', 'cycling'],
+    ['lt1', 'power', gotLt1.power, 'measured', '2024-09-01', 'cycling'],
+    ['lt2', 'heart_rate', gotLt2.heart_rate, 'measured', '2024-09-01', 'cycling'],
+    ['lt2', 'power', gotLt2.power, 'measured', '2024-09-01', 'cycling'],
+  ].sort());
+
   const declared = (await api.put(`/api/v1/tests/${test.id}`, body({ sport: 'cycling.road', start: test.start, results: { lt1: { power: 180 } } }))).body;
   const kept = (await api.get(`/api/v1/tests/${declared.id}`)).body.results;
   assert.is(kept.lt1.power, 180, "the test's own lt1 wins");
