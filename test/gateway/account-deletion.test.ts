@@ -1,6 +1,6 @@
 /**
  * Deleting an account removes every record the user owns, of every kind, and nothing of anyone else's
- * (issue 12 item 6; Store.deleteUser). The kinds are read from storage/schema.ts — every collection
+ * (issue 12 item 6; Store.deleteUser). A person writes one record of every kind through the API first. The kinds are read from storage/schema.ts — every collection
  * owned by `user_id` — so a kind added later is counted without touching this test, and each kind the
  * test writes through the API must hold something before the deletion and nothing after. The blobs of
  * the user's sources, series and analysis caches are checked by their keys.
@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { CookieJar, csrfFrom, signIn } from '../support/browser-session.js';
 import { csvActivity, settled, upload, type SourceBody } from '../support/uploads.js';
-import { createUser } from '../../gateway/services/accounts.js';
+import { createApplication, createUser } from '../../gateway/services/accounts.js';
+import { okJson } from '../support/json-api.js';
 import { COLLECTION_NAMES, SCHEMA } from '../../storage/schema.js';
 import type { CollectionName } from '../../storage/store.js';
 
@@ -43,15 +44,38 @@ async function blobKeys(stack: TestStack, userId: string): Promise<string[]> {
   return [...sources.map((source) => source.bytes_key), ...activities.flatMap((activity) => [activity.series_key, activity.analysis_key ?? []].flat())];
 }
 
-/** A person with a password, an uploaded and processed activity, a session and an access token. */
+/** Every record kind the API writes, each written through the API. */
+const RECORD_KINDS = ['activities', 'sources', 'traces', 'tests', 'dailies', 'markers', 'max_efforts', 'grants', 'sessions'] as const;
+
+/**
+ * A person with a password and one record of every kind: an uploaded and processed activity, a trace
+ * linked to a test, dailies (wellness and the cycle day), a marker, a max effort, app metadata on the user
+ * (through an app's grant), a session and an access token.
+ */
 async function populated(stack: TestStack): Promise<{ userId: string; email: string; token: string; jar: CookieJar }> {
   const email = `deleted-${Math.random().toString(36).slice(2, 10)}@example.com`;
   const user = await createUser(stack.store, { email, password: PASSWORD });
-  const { token } = await stack.userWithToken(['activities:read', 'activities:write'], { userId: user.id });
+  const scopes = ['activities:read', 'activities:write', 'wellness:write', 'reproductive_health:write'];
+  const { token } = await stack.userWithToken(scopes, { userId: user.id });
   const response = await upload(stack, token, [{ name: 'ride.csv', bytes: csvActivity() }]);
   const [accepted] = ((await response.json()) as { sources: SourceBody[] }).sources;
   const source = await settled(stack, token, accepted!.id);
   assert.is(source.status, 'processed', JSON.stringify(source.error));
+
+  const post = (path: string, body: unknown) => okJson(stack, 'POST', path, token, body);
+  const test = await post('/api/v1/tests/', { sport: 'cycling', start: '2024-05-01T06:00:00+02:00', end: null, title: 'Ramp', results: null, tags: ['lab'] });
+  await post('/api/v1/traces/', {
+    timestamp: '2024-05-01T06:10:00+02:00', test_id: test.id, lactate: 2.1, rpe: null, notes: null, power: 200, speed: null,
+    heart_rate: 150, vo2: null, tags: ['lab'], sport: 'cycling',
+  });
+  await post('/api/v1/dailies/body_mass', { date: '2024-05-01', value: 71.5 });
+  await post('/api/v1/dailies/menstrual_cycle_day', { date: '2024-05-01', value: 12 });
+  await post('/api/v1/profile/markers', { sport: 'cycling', marker: 'second_threshold', metric: 'power', value: 265, date: '2024-05-01', provenance: 'declared', pinned: null });
+  await post('/api/v1/profile/max-efforts', { sport: 'cycling', metric: 'power', date: '2024-05-01', duration: 1200, distance: null, value: 301, provenance: 'measured', title: null });
+  const owner = await stack.userWithToken([]);
+  const app = await createApplication(stack.store, owner.userId, { name: 'Metadata app' });
+  const appToken = (await stack.userWithToken(scopes, { appId: app.id, userId: user.id })).token;
+  await okJson(stack, 'PUT', '/api/v1/profile/app-metadata', appToken, { plan: 'base' });
   return { userId: user.id, email, token, jar: await signIn(stack, email, PASSWORD) };
 }
 
@@ -59,7 +83,8 @@ deletion('deleting the account on its page removes every record of every kind, i
   const person = await populated(stack);
   const bystander = await populated(stack);
   const before = await holdings(stack, person.userId);
-  for (const kind of ['activities', 'sources', 'sessions'] as const) assert.ok((before[kind] ?? 0) > 0, `${kind} before: ${JSON.stringify(before)}`);
+  for (const kind of RECORD_KINDS) assert.ok((before[kind] ?? 0) > 0, `${kind} before: ${JSON.stringify(before)}`);
+  assert.ok(Object.keys((await stack.store.users.get(person.userId))!.app_metadata ?? {}).length > 0, 'app metadata on the user before');
   const keys = await blobKeys(stack, person.userId);
   assert.is(keys.length, 3);
   for (const key of keys) assert.ok((await stack.store.blobs.size(key)) !== null, `blob ${key} before`);
