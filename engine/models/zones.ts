@@ -31,10 +31,10 @@
  * Not here: reading markers, provenance, HTTP. Kept honest by test/engine/models/zones.test.ts
  * (hand-computed tables for each system).
  */
-import { roundIntensity } from './intensity-rounding.js';
+import { roundMarker, type IntensityQuantity } from '../kernels/model-rounding.js';
 
 export type ZoneSystem = 'three_zone' | 'five_zone' | 'seven_zone' | 'olt_i_scale';
-export type ZoneQuantity = 'power' | 'speed' | 'heart_rate';
+export type ZoneQuantity = IntensityQuantity;
 export type ZoneMarker = 'first_threshold' | 'second_threshold' | 'max_aerobic_power' | 'max_aerobic_speed' | 'heart_rate_max';
 
 export const ZONE_SYSTEMS: readonly ZoneSystem[] = ['three_zone', 'five_zone', 'seven_zone', 'olt_i_scale'];
@@ -166,7 +166,7 @@ export function trainingZones({ system, quantity, markers }: ZonesQuery): ZonesR
   }
   const bounds = definition.bounds.map((bound) => {
     if (bound === 0 || bound === null) return bound;
-    return roundIntensity((markers[markerOf(bound[0], quantity)] as number) * bound[1], quantity);
+    return roundMarker(quantity, (markers[markerOf(bound[0], quantity)] as number) * bound[1]);
   });
   for (let i = 1; i < bounds.length; i++) {
     const lower = bounds[i - 1] as number;

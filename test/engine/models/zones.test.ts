@@ -6,7 +6,7 @@
 import * as assert from 'uvu/assert';
 import { test } from '../../support/uvu.js';
 import { random } from '../../support/kernels.js';
-import { roundIntensity } from '../../../engine/models/intensity-rounding.js';
+import { roundMarker } from '../../../engine/kernels/model-rounding.js';
 import {
   trainingZones, zoneMarkers, zoneQuantities, ZONE_SYSTEMS, type Zone, type ZoneMarker, type ZoneQuantity, type ZoneSystem,
 } from '../../../engine/models/zones.js';
@@ -198,10 +198,10 @@ test('on random markers, zones are contiguous, rounded, strictly increasing and 
         tables++;
         const zones = result.zones;
         const where = `${system} ${quantity} ${JSON.stringify(markers)}`;
-        assert.is(zones[0]!.lower, system === 'olt_i_scale' ? roundIntensity(0.55 * markers.heart_rate_max!, quantity) : 0, where);
+        assert.is(zones[0]!.lower, system === 'olt_i_scale' ? roundMarker(quantity, 0.55 * markers.heart_rate_max!) : 0, where);
         for (let i = 0; i < zones.length; i++) {
           const zone = zones[i]!;
-          assert.is(roundIntensity(zone.lower, quantity), zone.lower, where);
+          assert.is(roundMarker(quantity, zone.lower), zone.lower, where);
           if (i < zones.length - 1) assert.is(zone.upper, zones[i + 1]!.lower, where);
           if (zone.upper === null) {
             assert.ok(system === 'seven_zone' && i === zones.length - 1, where);
@@ -216,11 +216,11 @@ test('on random markers, zones are contiguous, rounded, strictly increasing and 
 });
 
 test('intensities round half up at the published resolution, despite binary noise', () => {
-  assert.is(roundIntensity(137.5, 'power'), 138);
-  assert.is(roundIntensity(137.49, 'power'), 137);
-  assert.is(roundIntensity(2.2055, 'speed'), 2.21); // 2.2055 × 100 is 220.54999… in binary
-  assert.is(roundIntensity(1.005, 'speed'), 1.01); // 1.005 × 100 is 100.49999… in binary
-  assert.is(roundIntensity(167.5, 'heart_rate'), 168);
+  assert.is(roundMarker('power', 137.5), 138);
+  assert.is(roundMarker('power', 137.49), 137);
+  assert.is(roundMarker('speed', 2.2055), 2.21); // 2.2055 × 100 is 220.54999… in binary
+  assert.is(roundMarker('speed', 1.005), 1.01); // 1.005 × 100 is 100.49999… in binary
+  assert.is(roundMarker('heart_rate', 167.5), 168);
 });
 
 test.run();
