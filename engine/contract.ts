@@ -209,6 +209,24 @@ export interface LactateThresholdsResponse {
   lt2: LactateThreshold | null;
 }
 
+export interface GetTemplateWeekRequest {
+  user_id: string;
+  /** The profile as of this local date, YYYY-MM-DD. */
+  date: string;
+}
+
+/** One weekday of the template week: sports by frequency, durations ISO 8601. */
+export interface TemplateDay {
+  sports: string[];
+  avg_training_duration: string;
+  typical_training_duration: string;
+}
+
+export const TEMPLATE_WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+
+/** Keys monday … sunday (interface §2 "Template week") plus the algorithm version. */
+export type GetTemplateWeekResponse = Record<(typeof TEMPLATE_WEEKDAYS)[number], TemplateDay> & { algorithm: string };
+
 /** A client of the Engine service as `loadPackageDefinition` builds it. */
 export interface EngineClient extends Client {
   DecodeSource(

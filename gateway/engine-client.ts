@@ -16,6 +16,8 @@ import {
   createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub, type GetAccumulatedWorkDurationRequest,
   type GetActivitySeriesRequest, type GetLongitudinalAccumulatedWorkDurationRequest, type GetLongitudinalMeanMaxRequest, type GetLongitudinalSeriesRequest,
   type GetMeanMaxRequest, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
+  type GetTemplateWeekRequest, type GetTemplateWeekResponse, type TemplateDay,
+  TEMPLATE_WEEKDAYS,
 } from '../engine/contract.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
 import { errorCodeOf } from '../engine/error-codes.js';
@@ -86,6 +88,14 @@ export class EngineClient {
   async lactateThresholds(request: LactateThresholdsRequest, options: CallOptions = {}): Promise<LactateThresholdsResponse> {
     const reply = (await this.unary(this.engine, 'LactateThresholds', request, options)) as WireThresholds;
     return { lt1: thresholdOf(reply.lt1), lt2: thresholdOf(reply.lt2) };
+  }
+
+  /** The template week as of `request.date` with exactly the contract's keys, and the algorithm version. */
+  async templateWeek(request: GetTemplateWeekRequest, options: CallOptions = {}): Promise<GetTemplateWeekResponse> {
+    const reply = (await this.unary(this.engine, 'GetTemplateWeek', request, options)) as Record<string, unknown>;
+    const week = { algorithm: reply.algorithm as string } as GetTemplateWeekResponse;
+    for (const day of TEMPLATE_WEEKDAYS) week[day] = templateDayOf(reply[day] as TemplateDay | null | undefined);
+    return week;
   }
 
   /** The engine's health status for the Engine service ('SERVING' when ready). */
@@ -171,6 +181,15 @@ type WireThreshold = { intensity: number; lactate: number; heart_rate?: number; 
 function thresholdOf(wire: WireThreshold | null | undefined): LactateThreshold | null {
   if (wire === null || wire === undefined) return null;
   return { intensity: wire.intensity, lactate: wire.lactate, heart_rate: wire.heart_rate ?? null, vo2: wire.vo2 ?? null };
+}
+
+/** A weekday as proto-loader decodes it (never unset from our engine; an empty day if it were). */
+function templateDayOf(wire: TemplateDay | null | undefined): TemplateDay {
+  return {
+    sports: wire?.sports ?? [],
+    avg_training_duration: wire?.avg_training_duration || 'PT0S',
+    typical_training_duration: wire?.typical_training_duration || 'PT0S',
+  };
 }
 
 function cancelledByCaller(): grpc.ServiceError {
