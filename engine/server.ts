@@ -30,6 +30,8 @@ import {
 import { ANALYSIS_MEMO_BYTES, AnalysisMemo, startAnalysisBackfill } from './service/analysis-cache.js';
 import { lactateThresholds } from './service/lactate-thresholds.js';
 import { getTemplateWeek } from './service/template-week.js';
+import { getZones } from './service/zones.js';
+import { noModeledMarkers } from './service/modeled-markers.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -74,6 +76,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool, memo }), unary),
     LactateThresholds: wrapUnary('LactateThresholds', lactateThresholds(), unary),
     GetTemplateWeek: wrapUnary('GetTemplateWeek', getTemplateWeek({ store }), unary),
+    // TODO(issue13-models): replace noModeledMarkers by the metabolic map's modeled values (service/modeled-markers.ts).
+    GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: noModeledMarkers }), unary),
   };
   server.addService(contract.EngineService, implementation);
 

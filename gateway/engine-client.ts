@@ -16,7 +16,7 @@ import {
   createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub, type GetAccumulatedWorkDurationRequest,
   type GetActivitySeriesRequest, type GetLongitudinalAccumulatedWorkDurationRequest, type GetLongitudinalMeanMaxRequest, type GetLongitudinalSeriesRequest,
   type GetMeanMaxRequest, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
-  type GetTemplateWeekRequest, type GetTemplateWeekResponse, type TemplateDay,
+  type GetTemplateWeekRequest, type GetTemplateWeekResponse, type GetZonesRequest, type GetZonesResponse, type TemplateDay, type ZoneBand, type ZonesProblemCode,
   TEMPLATE_WEEKDAYS,
 } from '../engine/contract.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
@@ -96,6 +96,19 @@ export class EngineClient {
     const week = { algorithm: reply.algorithm as string } as GetTemplateWeekResponse;
     for (const day of TEMPLATE_WEEKDAYS) week[day] = templateDayOf(reply[day] as TemplateDay | null | undefined);
     return week;
+  }
+
+  /**
+   * The zones on `request.date`, or the problem that prevents them (`problem` non-null, `zones` empty), and
+   * the algorithm version. Every zone has exactly `{name, label, lower, upper}`, `upper` null when open.
+   */
+  async zones(request: GetZonesRequest, options: CallOptions = {}): Promise<GetZonesResponse> {
+    const reply = (await this.unary(this.engine, 'GetZones', request, options)) as WireZones;
+    return {
+      zones: reply.zones.map((zone): ZoneBand => ({ name: zone.name, label: zone.label, lower: zone.lower, upper: zone.upper ?? null })),
+      problem: reply.problem ? { code: reply.problem.code as ZonesProblemCode, detail: reply.problem.detail, markers: reply.problem.markers } : null,
+      algorithm: reply.algorithm,
+    };
   }
 
   /** The engine's health status for the Engine service ('SERVING' when ready). */
@@ -190,6 +203,13 @@ function templateDayOf(wire: TemplateDay | null | undefined): TemplateDay {
     avg_training_duration: wire?.avg_training_duration || 'PT0S',
     typical_training_duration: wire?.typical_training_duration || 'PT0S',
   };
+}
+
+/** GetZones as proto-loader decodes it: unset `upper` absent, unset `problem` null. */
+interface WireZones {
+  zones: { name: string; label: string; lower: number; upper?: number }[];
+  problem: { code: string; detail: string; markers: string[] } | null;
+  algorithm: string;
 }
 
 function cancelledByCaller(): grpc.ServiceError {

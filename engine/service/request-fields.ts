@@ -34,6 +34,14 @@ export function requireDate(value: string | undefined, field: string, subsystem:
   return value;
 }
 
+/** One of `allowed`; INVALID_ARGUMENT naming them otherwise. */
+export function requireOneOf<T extends string>(value: string | undefined, allowed: readonly T[], field: string, subsystem: string): T {
+  if (!(allowed as readonly string[]).includes(value ?? '')) {
+    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${field} must be ${allowed.join(', ')}, not '${value ?? ''}'`);
+  }
+  return value as T;
+}
+
 
 /**
  * The durations of a mean-max request, ascending without repeats: the 19 defaults when none are given,

@@ -9,6 +9,7 @@ import { activityAnalyticsRoutes, analyticsRoutes } from './analytics.js';
 import { profileRoutes } from './profile.js';
 import { markerRoutes } from './markers.js';
 import { templateWeekRoutes } from './template-week.js';
+import { zoneRoutes } from './zones.js';
 import { maxEffortRoutes } from './max-efforts.js';
 import { profileAppMetadataRoutes } from './profile-app-metadata.js';
 import { sourceRoutes } from './sources.js';
@@ -41,6 +42,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   dailyRoutes(table, deps);
   markerRoutes(table, deps);
   templateWeekRoutes(table, deps);
+  zoneRoutes(table, deps);
   maxEffortRoutes(table, deps);
   profileAppMetadataRoutes(table, deps);
   traceRoutes(table, deps);
