@@ -209,6 +209,61 @@ export interface LactateThresholdsResponse {
   lt2: LactateThreshold | null;
 }
 
+export interface GetTemplateWeekRequest {
+  user_id: string;
+  /** The profile as of this local date, YYYY-MM-DD. */
+  date: string;
+}
+
+/** One weekday of the template week: sports by frequency, durations ISO 8601. */
+export interface TemplateDay {
+  sports: string[];
+  avg_training_duration: string;
+  typical_training_duration: string;
+}
+
+export const TEMPLATE_WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+
+/** Keys monday … sunday (interface §2 "Template week") plus the algorithm version. */
+export type GetTemplateWeekResponse = Record<(typeof TEMPLATE_WEEKDAYS)[number], TemplateDay> & { algorithm: string };
+
+export const ZONE_SYSTEM_NAMES = ['three_zone', 'five_zone', 'seven_zone', 'olt_i_scale'] as const;
+export const ZONE_QUANTITY_NAMES = ['power', 'speed', 'heart_rate'] as const;
+
+export interface GetZonesRequest {
+  user_id: string;
+  /** A root sport. */
+  sport: string;
+  quantity: (typeof ZONE_QUANTITY_NAMES)[number];
+  zone_system: (typeof ZONE_SYSTEM_NAMES)[number];
+  /** The markers valid on this local date, YYYY-MM-DD. */
+  date: string;
+}
+
+/** `lower` inclusive, `upper` exclusive (null: open top zone); W, m/s or bpm as published. */
+export interface ZoneBand {
+  name: string;
+  label: string;
+  lower: number;
+  upper: number | null;
+}
+
+export type ZonesProblemCode = 'unsupported_quantity' | 'missing_marker' | 'inconsistent_markers';
+
+export interface ZonesProblem {
+  code: ZonesProblemCode;
+  detail: string;
+  /** missing_marker: the markers without a value; otherwise empty. */
+  markers: string[];
+}
+
+export interface GetZonesResponse {
+  /** Empty when `problem` is set. */
+  zones: ZoneBand[];
+  problem: ZonesProblem | null;
+  algorithm: string;
+}
+
 /** A client of the Engine service as `loadPackageDefinition` builds it. */
 export interface EngineClient extends Client {
   DecodeSource(

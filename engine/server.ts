@@ -29,6 +29,9 @@ import {
 } from './service/analyses.js';
 import { ANALYSIS_MEMO_BYTES, AnalysisMemo, startAnalysisBackfill } from './service/analysis-cache.js';
 import { lactateThresholds } from './service/lactate-thresholds.js';
+import { getTemplateWeek } from './service/template-week.js';
+import { getZones } from './service/zones.js';
+import { noModeledMarkers } from './service/modeled-markers.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -72,6 +75,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetLongitudinalMeanMax: wrapUnary('GetLongitudinalMeanMax', getLongitudinalMeanMax({ store, pool, memo }), unary),
     GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool, memo }), unary),
     LactateThresholds: wrapUnary('LactateThresholds', lactateThresholds(), unary),
+    GetTemplateWeek: wrapUnary('GetTemplateWeek', getTemplateWeek({ store }), unary),
+    // TODO(issue13-models): replace noModeledMarkers by the metabolic map's modeled values (service/modeled-markers.ts).
+    GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: noModeledMarkers }), unary),
   };
   server.addService(contract.EngineService, implementation);
 

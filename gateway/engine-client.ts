@@ -16,6 +16,8 @@ import {
   createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub, type GetAccumulatedWorkDurationRequest,
   type GetActivitySeriesRequest, type GetLongitudinalAccumulatedWorkDurationRequest, type GetLongitudinalMeanMaxRequest, type GetLongitudinalSeriesRequest,
   type GetMeanMaxRequest, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
+  type GetTemplateWeekRequest, type GetTemplateWeekResponse, type GetZonesRequest, type GetZonesResponse, type TemplateDay, type ZoneBand, type ZonesProblemCode,
+  TEMPLATE_WEEKDAYS,
 } from '../engine/contract.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
 import { errorCodeOf } from '../engine/error-codes.js';
@@ -86,6 +88,27 @@ export class EngineClient {
   async lactateThresholds(request: LactateThresholdsRequest, options: CallOptions = {}): Promise<LactateThresholdsResponse> {
     const reply = (await this.unary(this.engine, 'LactateThresholds', request, options)) as WireThresholds;
     return { lt1: thresholdOf(reply.lt1), lt2: thresholdOf(reply.lt2) };
+  }
+
+  /** The template week as of `request.date` with exactly the contract's keys, and the algorithm version. */
+  async templateWeek(request: GetTemplateWeekRequest, options: CallOptions = {}): Promise<GetTemplateWeekResponse> {
+    const reply = (await this.unary(this.engine, 'GetTemplateWeek', request, options)) as Record<string, unknown>;
+    const week = { algorithm: reply.algorithm as string } as GetTemplateWeekResponse;
+    for (const day of TEMPLATE_WEEKDAYS) week[day] = templateDayOf(reply[day] as TemplateDay | null | undefined);
+    return week;
+  }
+
+  /**
+   * The zones on `request.date`, or the problem that prevents them (`problem` non-null, `zones` empty), and
+   * the algorithm version. Every zone has exactly `{name, label, lower, upper}`, `upper` null when open.
+   */
+  async zones(request: GetZonesRequest, options: CallOptions = {}): Promise<GetZonesResponse> {
+    const reply = (await this.unary(this.engine, 'GetZones', request, options)) as WireZones;
+    return {
+      zones: reply.zones.map((zone): ZoneBand => ({ name: zone.name, label: zone.label, lower: zone.lower, upper: zone.upper ?? null })),
+      problem: reply.problem ? { code: reply.problem.code as ZonesProblemCode, detail: reply.problem.detail, markers: reply.problem.markers } : null,
+      algorithm: reply.algorithm,
+    };
   }
 
   /** The engine's health status for the Engine service ('SERVING' when ready). */
@@ -171,6 +194,22 @@ type WireThreshold = { intensity: number; lactate: number; heart_rate?: number; 
 function thresholdOf(wire: WireThreshold | null | undefined): LactateThreshold | null {
   if (wire === null || wire === undefined) return null;
   return { intensity: wire.intensity, lactate: wire.lactate, heart_rate: wire.heart_rate ?? null, vo2: wire.vo2 ?? null };
+}
+
+/** A weekday as proto-loader decodes it (never unset from our engine; an empty day if it were). */
+function templateDayOf(wire: TemplateDay | null | undefined): TemplateDay {
+  return {
+    sports: wire?.sports ?? [],
+    avg_training_duration: wire?.avg_training_duration || 'PT0S',
+    typical_training_duration: wire?.typical_training_duration || 'PT0S',
+  };
+}
+
+/** GetZones as proto-loader decodes it: unset `upper` absent, unset `problem` null. */
+interface WireZones {
+  zones: { name: string; label: string; lower: number; upper?: number }[];
+  problem: { code: string; detail: string; markers: string[] } | null;
+  algorithm: string;
 }
 
 function cancelledByCaller(): grpc.ServiceError {

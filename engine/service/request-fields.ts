@@ -4,6 +4,7 @@ import { EngineError } from '../errors.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
 import { DEFAULT_DURATIONS } from '../kernels/duration-grid.js';
 import { MAX_DURATION_S, MAX_DURATIONS } from '../contract.js';
+import { parseDate } from '../../domain/time.js';
 
 /** A non-blank string field; INVALID_ARGUMENT `<subsystem>: <field> must not be empty` otherwise. */
 export function requireField(value: string | undefined, field: string, subsystem: string): string {
@@ -23,6 +24,22 @@ export function optionalCurveMetric(value: string | undefined, field: string, su
   if (value === undefined || value === '') return null;
   if (value === 'power' || value === 'speed') return value;
   throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${field} must be power or speed, not '${value}'`);
+}
+
+/** A calendar date `YYYY-MM-DD`; INVALID_ARGUMENT when empty, missing or not a real date. */
+export function requireDate(value: string | undefined, field: string, subsystem: string): string {
+  if (typeof value !== 'string' || parseDate(value) === null) {
+    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${field} '${value ?? ''}' is not a date (YYYY-MM-DD)`);
+  }
+  return value;
+}
+
+/** One of `allowed`; INVALID_ARGUMENT naming them otherwise. */
+export function requireOneOf<T extends string>(value: string | undefined, allowed: readonly T[], field: string, subsystem: string): T {
+  if (!(allowed as readonly string[]).includes(value ?? '')) {
+    throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${field} must be ${allowed.join(', ')}, not '${value ?? ''}'`);
+  }
+  return value as T;
 }
 
 

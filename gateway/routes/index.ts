@@ -8,6 +8,8 @@ import { activitySeriesRoutes } from './activity-series.js';
 import { activityAnalyticsRoutes, analyticsRoutes } from './analytics.js';
 import { profileRoutes } from './profile.js';
 import { markerRoutes } from './markers.js';
+import { templateWeekRoutes } from './template-week.js';
+import { zoneRoutes } from './zones.js';
 import { maxEffortRoutes } from './max-efforts.js';
 import { profileAppMetadataRoutes } from './profile-app-metadata.js';
 import { sourceRoutes } from './sources.js';
@@ -39,6 +41,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   profileRoutes(table, deps);
   dailyRoutes(table, deps);
   markerRoutes(table, deps);
+  templateWeekRoutes(table, deps);
+  zoneRoutes(table, deps);
   maxEffortRoutes(table, deps);
   profileAppMetadataRoutes(table, deps);
   traceRoutes(table, deps);

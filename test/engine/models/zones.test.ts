@@ -7,111 +7,52 @@ import * as assert from 'uvu/assert';
 import { test } from '../../support/uvu.js';
 import { random } from '../../support/kernels.js';
 import { roundMarker } from '../../../engine/kernels/model-rounding.js';
+import { ZONE_TABLES, type ZoneTable } from '../../support/zone-tables.js';
 import {
   trainingZones, zoneMarkers, zoneQuantities, ZONE_SYSTEMS, type Zone, type ZoneMarker, type ZoneQuantity, type ZoneSystem,
 } from '../../../engine/models/zones.js';
 
-/** `[name, label, lower, upper]` rows, as a table reads. */
-type Row = [string, string, number, number | null];
-
-function zonesOf(system: ZoneSystem, quantity: ZoneQuantity, markers: Partial<Record<ZoneMarker, number | null>>): Row[] {
+/** The model gives exactly the hand-computed table (test/support/zone-tables.ts, shared with the endpoint's test). */
+function assertTable({ system, quantity, markers, rows }: ZoneTable): void {
   const result = trainingZones({ system, quantity, markers });
   if (!result.ok) throw new Error(`expected zones, got ${result.code}: ${result.detail}`);
-  return result.zones.map((z: Zone) => [z.name, z.label, z.lower, z.upper]);
+  assert.equal(result.zones.map((z: Zone) => [z.name, z.label, z.lower, z.upper]), rows);
 }
 
 test('seven_zone power: Coggan levels at 0.55 … 1.50 of second_threshold 250 W, halves rounded up, top open', () => {
-  // 137.5 → 138, 187.5 → 188, 225, 262.5 → 263, 300, 375.
-  assert.equal(zonesOf('seven_zone', 'power', { second_threshold: 250 }), [
-    ['Z1', 'Active recovery', 0, 138],
-    ['Z2', 'Endurance', 138, 188],
-    ['Z3', 'Tempo', 188, 225],
-    ['Z4', 'Lactate threshold', 225, 263],
-    ['Z5', 'VO2max', 263, 300],
-    ['Z6', 'Anaerobic capacity', 300, 375],
-    ['Z7', 'Neuromuscular power', 375, null],
-  ]);
+  assertTable(ZONE_TABLES.sevenZonePower);
 });
 
 test('seven_zone speed: second_threshold 4.15 m/s, bounds to 2 decimals with halves rounded up', () => {
-  // 2.2825 → 2.28, 3.1125 → 3.11, 3.735 → 3.74, 4.3575 → 4.36, 4.98, 6.225 → 6.23.
-  assert.equal(zonesOf('seven_zone', 'speed', { second_threshold: 4.15 }), [
-    ['Z1', 'Active recovery', 0, 2.28],
-    ['Z2', 'Endurance', 2.28, 3.11],
-    ['Z3', 'Tempo', 3.11, 3.74],
-    ['Z4', 'Lactate threshold', 3.74, 4.36],
-    ['Z5', 'VO2max', 4.36, 4.98],
-    ['Z6', 'Anaerobic capacity', 4.98, 6.23],
-    ['Z7', 'Neuromuscular power', 6.23, null],
-  ]);
+  assertTable(ZONE_TABLES.sevenZoneSpeed);
 });
 
 test('three_zone power: Seiler, below first_threshold, between the thresholds, up to max_aerobic_power', () => {
-  assert.equal(zonesOf('three_zone', 'power', { first_threshold: 200, second_threshold: 280, max_aerobic_power: 350 }), [
-    ['Z1', 'Low intensity', 0, 200],
-    ['Z2', 'Threshold', 200, 280],
-    ['Z3', 'High intensity', 280, 350],
-  ]);
+  assertTable(ZONE_TABLES.threeZonePower);
 });
 
 test('three_zone speed: thresholds 3.456 and 4.104 m/s round to 3.46 and 4.1, capped at max_aerobic_speed', () => {
-  assert.equal(zonesOf('three_zone', 'speed', { first_threshold: 3.456, second_threshold: 4.104, max_aerobic_speed: 5 }), [
-    ['Z1', 'Low intensity', 0, 3.46],
-    ['Z2', 'Threshold', 3.46, 4.1],
-    ['Z3', 'High intensity', 4.1, 5],
-  ]);
+  assertTable(ZONE_TABLES.threeZoneSpeed);
 });
 
 test('three_zone heart rate: thresholds 142.4 and 167.5 bpm round to 142 and 168, capped at heart_rate_max', () => {
-  assert.equal(zonesOf('three_zone', 'heart_rate', { first_threshold: 142.4, second_threshold: 167.5, heart_rate_max: 190 }), [
-    ['Z1', 'Low intensity', 0, 142],
-    ['Z2', 'Threshold', 142, 168],
-    ['Z3', 'High intensity', 168, 190],
-  ]);
+  assertTable(ZONE_TABLES.threeZoneHeartRate);
 });
 
 test('five_zone power: ±2 % bands around 200 and 280 W, capped at max_aerobic_power 350 W', () => {
-  // 196, 204, 274.4 → 274, 285.6 → 286, 350.
-  assert.equal(zonesOf('five_zone', 'power', { first_threshold: 200, second_threshold: 280, max_aerobic_power: 350 }), [
-    ['Z1', 'Below first threshold', 0, 196],
-    ['Z2', 'First threshold', 196, 204],
-    ['Z3', 'Between thresholds', 204, 274],
-    ['Z4', 'Second threshold', 274, 286],
-    ['Z5', 'Above second threshold', 286, 350],
-  ]);
+  assertTable(ZONE_TABLES.fiveZonePower);
 });
 
 test('five_zone speed: ±2 % bands around 3.2 and 4.0 m/s, capped at max_aerobic_speed 4.8 m/s', () => {
-  // 3.136 → 3.14, 3.264 → 3.26, 3.92, 4.08, 4.8.
-  assert.equal(zonesOf('five_zone', 'speed', { first_threshold: 3.2, second_threshold: 4, max_aerobic_speed: 4.8 }), [
-    ['Z1', 'Below first threshold', 0, 3.14],
-    ['Z2', 'First threshold', 3.14, 3.26],
-    ['Z3', 'Between thresholds', 3.26, 3.92],
-    ['Z4', 'Second threshold', 3.92, 4.08],
-    ['Z5', 'Above second threshold', 4.08, 4.8],
-  ]);
+  assertTable(ZONE_TABLES.fiveZoneSpeed);
 });
 
 test('five_zone heart rate: ±2 % bands around 150 and 172 bpm, capped at heart_rate_max 192', () => {
-  // 147, 153, 168.56 → 169, 175.44 → 175, 192.
-  assert.equal(zonesOf('five_zone', 'heart_rate', { first_threshold: 150, second_threshold: 172, heart_rate_max: 192 }), [
-    ['Z1', 'Below first threshold', 0, 147],
-    ['Z2', 'First threshold', 147, 153],
-    ['Z3', 'Between thresholds', 153, 169],
-    ['Z4', 'Second threshold', 169, 175],
-    ['Z5', 'Above second threshold', 175, 192],
-  ]);
+  assertTable(ZONE_TABLES.fiveZoneHeartRate);
 });
 
 test('olt_i_scale: I-1 … I-5 at 55, 72, 82, 87, 92, 100 % of heart_rate_max 190 bpm', () => {
-  // 104.5 → 105, 136.8 → 137, 155.8 → 156, 165.3 → 165, 174.8 → 175, 190.
-  assert.equal(zonesOf('olt_i_scale', 'heart_rate', { heart_rate_max: 190 }), [
-    ['I-1', 'Low intensity', 105, 137],
-    ['I-2', 'Moderate intensity', 137, 156],
-    ['I-3', 'High aerobic intensity', 156, 165],
-    ['I-4', 'Threshold intensity', 165, 175],
-    ['I-5', 'Maximal aerobic intensity', 175, 190],
-  ]);
+  assertTable(ZONE_TABLES.oltIScale);
 });
 
 test('each system names the markers it reads, per quantity, and null where it is not offered', () => {
