@@ -43,8 +43,8 @@ export const MAX_DURATIONS = 2000;
 /** "At most 5 states per request." (interface §4, longitudinal mean-max `after`) */
 export const MAX_AFTER_STATES = 5;
 
-/** Most points one LactateThresholds request may carry. */
-export const MAX_LACTATE_POINTS = 200;
+/** Most points one LactateThresholds request may carry (domain/lactate-points.ts, shared with the gateway's assembly). */
+export { MAX_LACTATE_POINTS } from '../domain/lactate-points.js';
 /** Highest intensity a LactateThresholds point may have: W for power, m/s for speed (bounds the 0.1 W / 0.01 m/s grid). */
 export const MAX_LACTATE_INTENSITY = { power: 10_000, speed: 100 } as const;
 
