@@ -209,6 +209,60 @@ export interface LactateThresholdsResponse {
   lt2: LactateThreshold | null;
 }
 
+/** The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key. */
+export const MODEL_ALGORITHM = 'ompd/1';
+
+/** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
+export const CURVE_QUANTITIES = ['power', 'speed'] as const;
+export const MAP_QUANTITIES = ['power', 'speed', 'heart_rate', 'vo2'] as const;
+export type MapQuantityName = (typeof MAP_QUANTITIES)[number];
+
+/** The problems a metabolic map may answer instead of a map. */
+export type MapProblem = 'missing_body_mass' | 'insufficient_data';
+
+export interface GetIntensityDurationModelRequest {
+  user_id: string;
+  quantity: string;
+  sport: string;
+  date: string;
+  durations?: number[];
+  all_durations?: boolean;
+}
+
+export interface IntensityPoint {
+  duration: number;
+  intensity: number;
+}
+
+export interface GetIntensityDurationModelResponse {
+  curve: IntensityPoint[];
+  algorithm: string;
+  from_cache: boolean;
+}
+
+export interface GetMetabolicMapRequest {
+  user_id: string;
+  quantity: string;
+  sport: string;
+  date: string;
+}
+
+export interface MetabolicMarker {
+  name: string;
+  /** Absent (proto3 optional) = null. */
+  value?: number | null;
+  provenance: string;
+}
+
+export interface GetMetabolicMapResponse {
+  body_mass: number;
+  markers: MetabolicMarker[];
+  problem: '' | MapProblem;
+  problem_detail: string;
+  algorithm: string;
+  from_cache: boolean;
+}
+
 /** A client of the Engine service as `loadPackageDefinition` builds it. */
 export interface EngineClient extends Client {
   DecodeSource(

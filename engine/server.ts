@@ -29,6 +29,8 @@ import {
 } from './service/analyses.js';
 import { ANALYSIS_MEMO_BYTES, AnalysisMemo, startAnalysisBackfill } from './service/analysis-cache.js';
 import { lactateThresholds } from './service/lactate-thresholds.js';
+import { getIntensityDurationModel, getMetabolicMap, type ModelState } from './service/physiological-models.js';
+import { ModelCache } from './service/model-cache.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -62,6 +64,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
 
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS };
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
+  const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
     IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
@@ -72,6 +75,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetLongitudinalMeanMax: wrapUnary('GetLongitudinalMeanMax', getLongitudinalMeanMax({ store, pool, memo }), unary),
     GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool, memo }), unary),
     LactateThresholds: wrapUnary('LactateThresholds', lactateThresholds(), unary),
+    GetIntensityDurationModel: wrapUnary('GetIntensityDurationModel', getIntensityDurationModel(models), unary),
+    GetMetabolicMap: wrapUnary('GetMetabolicMap', getMetabolicMap(models), unary),
   };
   server.addService(contract.EngineService, implementation);
 
