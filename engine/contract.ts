@@ -43,8 +43,8 @@ export const MAX_DURATIONS = 2000;
 /** "At most 5 states per request." (interface §4, longitudinal mean-max `after`) */
 export const MAX_AFTER_STATES = 5;
 
-/** Most points one LactateThresholds request may carry. */
-export const MAX_LACTATE_POINTS = 200;
+/** Most points one LactateThresholds request may carry (domain/lactate-points.ts, shared with the gateway's assembly). */
+export { MAX_LACTATE_POINTS } from '../domain/lactate-points.js';
 /** Highest intensity a LactateThresholds point may have: W for power, m/s for speed (bounds the 0.1 W / 0.01 m/s grid). */
 export const MAX_LACTATE_INTENSITY = { power: 10_000, speed: 100 } as const;
 
@@ -262,6 +262,60 @@ export interface GetZonesResponse {
   zones: ZoneBand[];
   problem: ZonesProblem | null;
   algorithm: string;
+}
+
+/** The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key. */
+export const MODEL_ALGORITHM = 'ompd/1';
+
+/** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
+export const CURVE_QUANTITIES = ['power', 'speed'] as const;
+export const MAP_QUANTITIES = ['power', 'speed', 'heart_rate', 'vo2'] as const;
+export type MapQuantityName = (typeof MAP_QUANTITIES)[number];
+
+/** The problems a metabolic map may answer instead of a map. */
+export type MapProblem = 'missing_body_mass' | 'insufficient_data';
+
+export interface GetIntensityDurationModelRequest {
+  user_id: string;
+  quantity: string;
+  sport: string;
+  date: string;
+  durations?: number[];
+  all_durations?: boolean;
+}
+
+export interface IntensityPoint {
+  duration: number;
+  intensity: number;
+}
+
+export interface GetIntensityDurationModelResponse {
+  curve: IntensityPoint[];
+  algorithm: string;
+  from_cache: boolean;
+}
+
+export interface GetMetabolicMapRequest {
+  user_id: string;
+  quantity: string;
+  sport: string;
+  date: string;
+}
+
+export interface MetabolicMarker {
+  name: string;
+  /** Absent (proto3 optional) = null. */
+  value?: number | null;
+  provenance: string;
+}
+
+export interface GetMetabolicMapResponse {
+  body_mass: number;
+  markers: MetabolicMarker[];
+  problem: '' | MapProblem;
+  problem_detail: string;
+  algorithm: string;
+  from_cache: boolean;
 }
 
 /** A client of the Engine service as `loadPackageDefinition` builds it. */

@@ -32,6 +32,8 @@ import { lactateThresholds } from './service/lactate-thresholds.js';
 import { getTemplateWeek } from './service/template-week.js';
 import { getZones } from './service/zones.js';
 import { noModeledMarkers } from './service/modeled-markers.js';
+import { getIntensityDurationModel, getMetabolicMap, type ModelState } from './service/physiological-models.js';
+import { ModelCache } from './service/model-cache.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -65,6 +67,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
 
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS };
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
+  const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
     IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
@@ -78,6 +81,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetTemplateWeek: wrapUnary('GetTemplateWeek', getTemplateWeek({ store }), unary),
     // TODO(issue13-models): replace noModeledMarkers by the metabolic map's modeled values (service/modeled-markers.ts).
     GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: noModeledMarkers }), unary),
+    GetIntensityDurationModel: wrapUnary('GetIntensityDurationModel', getIntensityDurationModel(models), unary),
+    GetMetabolicMap: wrapUnary('GetMetabolicMap', getMetabolicMap(models), unary),
   };
   server.addService(contract.EngineService, implementation);
 

@@ -15,9 +15,10 @@ import { protoPath as healthProtoPath } from 'grpc-health-check';
 import {
   createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub, type GetAccumulatedWorkDurationRequest,
   type GetActivitySeriesRequest, type GetLongitudinalAccumulatedWorkDurationRequest, type GetLongitudinalMeanMaxRequest, type GetLongitudinalSeriesRequest,
-  type GetMeanMaxRequest, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
   type GetTemplateWeekRequest, type GetTemplateWeekResponse, type GetZonesRequest, type GetZonesResponse, type TemplateDay, type ZoneBand, type ZonesProblemCode,
   TEMPLATE_WEEKDAYS,
+  type GetMeanMaxRequest, type GetIntensityDurationModelRequest, type GetIntensityDurationModelResponse, type GetMetabolicMapRequest,
+  type GetMetabolicMapResponse, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
 } from '../engine/contract.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
 import { errorCodeOf } from '../engine/error-codes.js';
@@ -109,6 +110,17 @@ export class EngineClient {
       problem: reply.problem ? { code: reply.problem.code as ZonesProblemCode, detail: reply.problem.detail, markers: reply.problem.markers } : null,
       algorithm: reply.algorithm,
     };
+  }
+
+  /** The fitted intensity-duration curve (empty with too little data) and the algorithm that fitted it. */
+  intensityDurationModel(request: GetIntensityDurationModelRequest, options: CallOptions = {}): Promise<GetIntensityDurationModelResponse> {
+    return this.unary(this.engine, 'GetIntensityDurationModel', request, options) as Promise<GetIntensityDurationModelResponse>;
+  }
+
+  /** A metabolic map, or its problem (`problem` set: missing_body_mass, insufficient_data); markers without a value have `value` null. */
+  async metabolicMap(request: GetMetabolicMapRequest, options: CallOptions = {}): Promise<GetMetabolicMapResponse> {
+    const reply = (await this.unary(this.engine, 'GetMetabolicMap', request, options)) as GetMetabolicMapResponse;
+    return { ...reply, markers: reply.markers.map((marker) => ({ name: marker.name, value: marker.value ?? null, provenance: marker.provenance })) };
   }
 
   /** The engine's health status for the Engine service ('SERVING' when ready). */

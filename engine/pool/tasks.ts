@@ -161,6 +161,31 @@ export interface LongitudinalAwdTask {
   format: TableFileFormat;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Physiological models (engine/analysis/intensity-model.ts)
+
+/** fitIntensityModel: the 90-day curve and max efforts → the OmPD fit and the bests the relations read. */
+export interface FitIntensityModelTask {
+  metric: CurveMetric;
+  /** The longitudinal best curve: ascending seconds and values (W or m/s; NaN where none reached it). */
+  curveDurations: Int32Array;
+  curveValues: Float64Array;
+  /** The max efforts in the window: seconds and values, any order. */
+  effortDurations: Float64Array;
+  effortValues: Float64Array;
+  /** An activity of at least 15 minutes lies in the window. */
+  hasLongActivity: boolean;
+}
+
+export interface FittedIntensityModel {
+  /** OmPD parameters in ompd.ts's order (CP, W′, Pmax, A); null when there is too little data to fit. */
+  params: number[] | null;
+  /** The best value held 5 minutes (W or m/s), null when no effort lasted that long. */
+  bestFiveMinutes: number | null;
+  /** Speed only: the best VDOT (mL/kg/min) over 5–60-minute efforts, null without one. */
+  runningVo2max: number | null;
+}
+
 export interface PoolTasks {
   decodeFile: { task: DecodeFileTask; result: DecodeOutcome };
   encodeSeriesTable: { task: EncodeSeriesTableTask; result: EncodedSeriesTable };
@@ -171,6 +196,7 @@ export interface PoolTasks {
   afterBests: { task: AfterBestsTask; result: AfterBests };
   meanMaxTable: { task: MeanMaxTableTask; result: TableFile };
   longitudinalAwd: { task: LongitudinalAwdTask; result: TableFile };
+  fitIntensityModel: { task: FitIntensityModelTask; result: FittedIntensityModel };
 }
 
 export type TaskName = keyof PoolTasks;

@@ -7,6 +7,7 @@
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import * as analyses from '../analysis/analysis-tasks.js';
+import { fitIntensityModel } from '../analysis/intensity-model.js';
 import { decodeFile } from '../ingest/ingest-tasks.js';
 import { encodeSeriesFile, streamSeriesFile } from '../parquet/series-file.js';
 import type { PoolTasks, TaskName } from './tasks.js';
@@ -33,6 +34,8 @@ const TASKS: { [K in TaskName]: TaskEntry<K> } = {
   afterBests: { run: analyses.afterBests, transfer: (result) => [result.values.buffer, result.starts.buffer, result.holders.buffer] as ArrayBuffer[] },
   meanMaxTable: { run: analyses.meanMaxTable, transfer: tableBytes },
   longitudinalAwd: { run: analyses.longitudinalAwd, transfer: tableBytes },
+  // A few numbers back: copied.
+  fitIntensityModel: { run: fitIntensityModel },
 };
 
 /** What pool.ts posts for every task. */

@@ -9,7 +9,8 @@
  */
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
-import { MAX_AFTER_STATES, MAX_DURATION_S, MAX_DURATIONS, earliestAfterStart } from '../../engine/contract.js';
+import { MAX_AFTER_STATES, earliestAfterStart } from '../../engine/contract.js';
+import { durationsParameter, requestedDurations } from '../schemas/durations.js';
 import type { GatewayDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { queryArray, queryString } from '../schemas/query.js';
@@ -20,11 +21,6 @@ import { deprecatedWindowParameters, rangeParameters, requestedRange, requestedS
 import type { RouteTable } from '../route-table.js';
 
 const metricParameter = queryString(z.enum(['power', 'speed']));
-
-/** "durations: omitted → 19 defaults; all → the full grid; otherwise a comma-separated list of seconds." */
-const durationsParameter = queryString(z.string().max(20_000).regex(/^\s*(all|\d{1,9}(\s*,\s*\d{1,9})*)\s*$/, 'durations must be "all" or comma-separated whole seconds, e.g. 5,60,300'))
-  .optional()
-  .describe('Omitted: the 19 default durations. `all`: 1 s steps to 3 min, then 5 s to 10 min, 10 s to 20 min, 30 s to 60 min, 60 s beyond. Otherwise comma-separated seconds.');
 
 const ActivityParams = z.object({ activity_id: z.string().min(1).max(64) });
 
@@ -153,15 +149,4 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
       sendParquet(ctx, result.data);
     },
   );
-}
-
-/** The durations parameter: undefined (the defaults), 'all', or the listed seconds (each 1 s .. a week). */
-function requestedDurations(text: string | undefined): number[] | 'all' {
-  if (text === undefined) return [];
-  if (text.trim() === 'all') return 'all';
-  const list = text.split(',').map((part) => Number(part.trim()));
-  if (list.length > MAX_DURATIONS) throw ValidationError.single(['query', 'durations'], `at most ${MAX_DURATIONS} durations`);
-  const bad = list.find((d) => d < 1 || d > MAX_DURATION_S);
-  if (bad !== undefined) throw ValidationError.single(['query', 'durations'], `duration ${bad} is outside 1..${MAX_DURATION_S} seconds`);
-  return list;
 }

@@ -7,6 +7,7 @@ import { activityByIdRoutes, activityRoutes } from './activities.js';
 import { activitySeriesRoutes } from './activity-series.js';
 import { activityAnalyticsRoutes, analyticsRoutes } from './analytics.js';
 import { profileRoutes } from './profile.js';
+import { physiologicalModelRoutes } from './physiological-models.js';
 import { markerRoutes } from './markers.js';
 import { templateWeekRoutes } from './template-week.js';
 import { zoneRoutes } from './zones.js';
@@ -39,6 +40,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   activitySeriesRoutes(table, deps);
   analyticsRoutes(table, deps);
   profileRoutes(table, deps);
+  physiologicalModelRoutes(table, deps);
   dailyRoutes(table, deps);
   markerRoutes(table, deps);
   templateWeekRoutes(table, deps);
