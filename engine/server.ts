@@ -31,8 +31,7 @@ import { ANALYSIS_MEMO_BYTES, AnalysisMemo, startAnalysisBackfill } from './serv
 import { lactateThresholds } from './service/lactate-thresholds.js';
 import { getTemplateWeek } from './service/template-week.js';
 import { getZones } from './service/zones.js';
-import { noModeledMarkers } from './service/modeled-markers.js';
-import { getIntensityDurationModel, getMetabolicMap, type ModelState } from './service/physiological-models.js';
+import { getIntensityDurationModel, getMetabolicMap, modeledMarkersFrom, type ModelState } from './service/physiological-models.js';
 import { ModelCache } from './service/model-cache.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
@@ -79,8 +78,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool, memo }), unary),
     LactateThresholds: wrapUnary('LactateThresholds', lactateThresholds(), unary),
     GetTemplateWeek: wrapUnary('GetTemplateWeek', getTemplateWeek({ store }), unary),
-    // TODO(issue13-models): replace noModeledMarkers by the metabolic map's modeled values (service/modeled-markers.ts).
-    GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: noModeledMarkers }), unary),
+    GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: modeledMarkersFrom(models) }), unary),
     GetIntensityDurationModel: wrapUnary('GetIntensityDurationModel', getIntensityDurationModel(models), unary),
     GetMetabolicMap: wrapUnary('GetMetabolicMap', getMetabolicMap(models), unary),
   };

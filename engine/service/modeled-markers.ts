@@ -4,11 +4,10 @@
  * marker it reads has no fresh measured or declared value, and lets marker-precedence.ts weigh the answer
  * against the written and measured values.
  *
- * TODO(issue13-models): `noModeledMarkers` is the placeholder until branch issue13-models (the metabolic map)
- * is merged. The lead replaces it, in engine/server.ts where GetZones is registered, by a function that
- * answers the metabolic map's modeled values for (user, sport, quantity, date) — unrounded, and {} when the
- * map has none (e.g. missing_body_mass or insufficient_data: then the zones use written and measured values
- * alone). Until then no value is modeled; nothing here invents one.
+ * The engine serves it from the metabolic map (service/physiological-models.ts `modeledMarkersFrom`): the
+ * map's modeled values for (user, sport, quantity, date), unrounded, and {} when the map has none
+ * (missing_body_mass or insufficient_data: then the zones use written and measured values alone). Tests
+ * give GetZones their own function to drive each branch of the precedence.
  */
 import type { ZoneMarker, ZoneQuantity } from '../models/zones.js';
 
@@ -24,6 +23,3 @@ export interface ModeledMarkersQuery {
 
 /** The modeled value of each marker the model has one for; a marker it does not model is absent. */
 export type ModeledMarkers = (query: ModeledMarkersQuery, signal: AbortSignal) => Promise<Partial<Record<ZoneMarker, number>>>;
-
-/** TODO(issue13-models): no modeled values yet (see the header). */
-export const noModeledMarkers: ModeledMarkers = async () => ({});

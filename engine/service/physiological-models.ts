@@ -17,7 +17,10 @@ import { canonicalSport, rootSport } from '../../domain/sport.js';
 import { EngineError, type CallContext } from '../errors.js';
 import { fullGrid } from '../kernels/duration-grid.js';
 import { ompdCurve } from '../kernels/ompd-points.js';
-import { metabolicMap, MAP_MARKERS, type MapQuantity } from '../models/metabolic-map.js';
+import { metabolicMap, MAP_MARKERS, modeledValues, type MapQuantity } from '../models/metabolic-map.js';
+import { resolveMarker } from '../models/marker-precedence.js';
+import type { ZoneMarker } from '../models/zones.js';
+import type { ModeledMarkers } from './modeled-markers.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
 import type { EnginePool } from '../pool/pool.js';
 import type { FittedIntensityModel } from '../pool/tasks.js';
@@ -68,7 +71,7 @@ export function getMetabolicMap(deps: ModelDeps) {
     const subsystem = 'metabolic map';
     const query = checkedQuery(request, MAP_QUANTITIES, subsystem);
     const quantity = query.quantity as MapQuantity;
-    const metric: CurveMetric = quantity === 'power' || quantity === 'speed' ? quantity : query.sport === 'cycling' ? 'power' : 'speed';
+    const metric = curveMetricOf(quantity, query.sport);
     const { state, fromCache } = await modelState(deps, query.userId, query.sport, metric, query.date, signal);
     const answer = { body_mass: 0, markers: [], problem: '', problem_detail: '', algorithm: MODEL_ALGORITHM, from_cache: fromCache } as GetMetabolicMapResponse;
     if (state.bodyMass === null) {
@@ -87,6 +90,31 @@ export function getMetabolicMap(deps: ModelDeps) {
       }),
     };
   };
+}
+
+/**
+ * The zones' modeled input (service/modeled-markers.ts): the metabolic map's modeled values of (user, sport,
+ * quantity, date), unrounded, from the same cached state the map reads; {} when the map would answer a
+ * problem (no body mass, no activity of 15 minutes), so the zones then use written and measured values alone.
+ */
+export function modeledMarkersFrom(deps: ModelDeps): ModeledMarkers {
+  return async function modeledMarkers({ userId, sport, quantity, date }, signal) {
+    const metric = curveMetricOf(quantity, sport);
+    const { state } = await modelState(deps, userId, sport, metric, date, signal);
+    if (state.bodyMass === null || !state.hasLongActivity) return {};
+    const heartRateMax = quantity === 'heart_rate'
+      ? resolveMarker({ candidates: state.markers.filter((row) => row.marker === 'heart_rate_max' && row.metric === 'heart_rate'), date })?.value ?? null
+      : null;
+    const values = modeledValues(quantity, { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr }, heartRateMax);
+    const out: Partial<Record<ZoneMarker, number>> = {};
+    for (const [marker, value] of Object.entries(values)) if (Number.isFinite(value) && value > 0) out[marker as ZoneMarker] = value;
+    return out;
+  };
+}
+
+/** The curve a map is modelled from: its own quantity's, else (heart rate, vo2) the sport's: power for cycling, speed otherwise. */
+function curveMetricOf(quantity: MapQuantity, sport: string): CurveMetric {
+  return quantity === 'power' || quantity === 'speed' ? quantity : sport === 'cycling' ? 'power' : 'speed';
 }
 
 /** The cached state of (user, sport, metric, date) at the current watermark, computed on a miss. */

@@ -3,33 +3,33 @@
  * date"): for each marker the zone system reads (models/zones.ts `zoneMarkers`), the winner on `date`
  * (models/marker-precedence.ts `resolveMarker`) among
  * - the written markers (collection `markers`: declared and external) of the user and root sport,
- * - the values tests measured (service/test-markers.ts, a local adapter until the shared domain mapping lands),
- * - the modeled value from the `modeledMarkers` hook (service/modeled-markers.ts), asked only when a marker
+ * - the values tests measured (model-inputs.ts `markersOn`, as the metabolic map reads them, derived LT1/LT2
+ *   included),
+ * - the modeled value from the `modeledMarkers` hook (service/modeled-markers.ts; the metabolic map's modeled
+ *   values in the running engine), asked only when a marker
  *   has no fresh measured or declared value, since such a value beats the model anyway;
  * then models/zones.ts `trainingZones`. first_threshold and second_threshold count in the requested
  * quantity's metric, heart_rate_max as a heart rate. A problem (unsupported quantity, missing or
  * inconsistent markers) is an answer, not an RPC error.
  *
- * Two store queries, each reading only the fields the precedence needs. Main thread, as LactateThresholds.
+ * Main thread, as LactateThresholds; the modeled values come from the map's cached state.
  * test/engine/zones-rpc.test.ts (the hook, precedence) and test/gateway/zones.test.ts (HTTP) keep it honest.
  */
 import { status } from '@grpc/grpc-js';
 import { canonicalSport, rootSport } from '../../domain/sport.js';
-import { addDays, dateToEpochDay } from '../../domain/time.js';
 import type { Store } from '../../storage/store.js';
 import { EngineError, type CallContext } from '../errors.js';
 import { ZONE_QUANTITY_NAMES, ZONE_SYSTEM_NAMES, type GetZonesResponse } from '../contract.js';
 import { isFresh, resolveMarker, type MarkerCandidate } from '../models/marker-precedence.js';
 import { trainingZones, zoneMarkers, type ZoneMarker, type ZoneQuantity } from '../models/zones.js';
 import type { ModeledMarkers } from './modeled-markers.js';
-import { measuredCandidates, TEST_FIELDS } from './test-markers.js';
+import { markersOn } from './model-inputs.js';
 import { requireDate, requireField, requireOneOf } from './request-fields.js';
 
 /** The algorithm version every answer names (the `Threshold-Algorithm` header); bump it when results change. */
 export const ZONES_ALGORITHM = 'zones/1';
 
 const SUBSYSTEM = 'zones';
-const DAY_MS = 86_400_000;
 
 interface WireRequest {
   user_id?: string;
@@ -73,19 +73,13 @@ function metricOf(marker: ZoneMarker, quantity: ZoneQuantity): string {
   return marker === 'heart_rate_max' ? 'heart_rate' : quantity;
 }
 
-/** The written and measured values of `markers` for the user's root sport, none dated after `date`. */
+/**
+ * The written and measured values of `markers` for the user's root sport, none dated after `date`: the same
+ * reading as the metabolic map's (model-inputs.ts `markersOn`: tests' results, derived LT1/LT2 included).
+ */
 async function storedCandidates(store: Store, userId: string, sport: string, markers: ZoneMarker[], date: string): Promise<Candidate[]> {
-  const [written, tests] = await Promise.all([
-    store.markers.findFields(
-      { user_id: userId, sport, marker: { $in: markers }, date: { $lte: date } },
-      ['marker', 'metric', 'value', 'date', 'provenance', 'pinned', 'created_at'],
-    ),
-    // A coarse bound on the UTC start (a local date lies within a day of its UTC date); exact below.
-    store.tests.findFields({ user_id: userId, start: { $lt: dateToEpochDay(addDays(date, 2)) * DAY_MS } }, TEST_FIELDS),
-  ]);
   const wanted = new Set<string>(markers);
-  const measured = tests.flatMap((test) => measuredCandidates(test, sport)).filter((c) => wanted.has(c.marker) && c.date <= date);
-  return [...written, ...measured];
+  return (await markersOn(store, userId, sport, date)).filter((row) => wanted.has(row.marker));
 }
 
 function requireRootSport(value: string | undefined): string {

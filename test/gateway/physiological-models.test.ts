@@ -125,6 +125,15 @@ models('a month of rides, a body mass and a declared marker: the curve follows t
   assert.ok(Math.abs(markers.fatmax.value - ((0.64 * vo2max - 7) * 72.34) / 10.8) <= 1, `fatmax ${markers.fatmax.value}`);
   assert.equal(markers.first_threshold, markers.fatmax);
 
+  // The zones read the map's modeled values where nothing fresh was written or measured: Coggan's levels of
+  // the modeled second threshold, Seiler's zones between the modeled first and second thresholds up to MAP.
+  const coggan = await api.get(`/api/v1/profile/zones?sport=cycling&quantity=power&zone_system=seven_zone&date=${DATE}`);
+  assert.is(coggan.status, 200, JSON.stringify(coggan.body));
+  const secondThreshold = markers.second_threshold.value as number;
+  assert.equal(coggan.body.zones.slice(1).map((zone: { lower: number }) => zone.lower).map((lower: number, i: number) => Math.abs(lower - [0.55, 0.75, 0.9, 1.05, 1.2, 1.5][i]! * secondThreshold) <= 1), [true, true, true, true, true, true]);
+  const seiler = (await api.get(`/api/v1/profile/zones?sport=cycling&quantity=power&zone_system=three_zone&date=${DATE}`)).body.zones as { lower: number; upper: number }[];
+  assert.equal(seiler.map((zone) => [zone.lower, zone.upper]), [[0, markers.first_threshold.value], [markers.first_threshold.value, secondThreshold], [secondThreshold, markers.max_aerobic_power.value]]);
+
   // The cache: a repeat is served from it; each new input misses.
   const request = { user_id: userId, quantity: 'power', sport: 'cycling', date: DATE };
   assert.is((await engine.metabolicMap(request)).from_cache, true, 'the map read above is cached');
