@@ -2,13 +2,14 @@
 import type { AnyCommand } from '../command.js';
 import { serve } from './serve.js';
 import { userCreate, userDelete, userList } from './users.js';
+import { modelCommand } from './model.js';
 import { appCreate, appSecretAdd, appSecretDelete } from './applications.js';
 import { tokenMint } from './tokens.js';
 import { keysRotate } from './keys.js';
 import { importCommand } from './import.js';
 
 export const COMMANDS: readonly AnyCommand[] = [
-  serve, userCreate, userList, userDelete, appCreate, appSecretAdd, appSecretDelete, tokenMint, keysRotate, importCommand,
+  serve, userCreate, userList, userDelete, appCreate, appSecretAdd, appSecretDelete, tokenMint, keysRotate, importCommand, modelCommand,
 ];
 
 /** The command named by the first words of `argv`, and the arguments after them. */

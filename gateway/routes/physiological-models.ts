@@ -11,8 +11,8 @@
  * test/gateway/physiological-models.test.ts runs them on the real stack.
  */
 import { z } from 'zod';
-import type { Context } from 'koa';
-import { dateSchema } from '../../domain/time.js';
+import { dateSchema, todayLocal } from '../../domain/time.js';
+import { presentMetabolicMap } from '../presenters/metabolic-map.js';
 import { MODEL_ALGORITHM } from '../../engine/contract.js';
 import type { GatewayDeps } from '../deps.js';
 import { ProblemError, ValidationError } from '../errors.js';
@@ -67,7 +67,7 @@ export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): 
         const durations = requestedDurations(input.durations);
         const result = await deps.engine.intensityDurationModel(
           {
-            user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? today(),
+            user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? todayLocal(),
             durations: durations === 'all' ? [] : durations, all_durations: durations === 'all',
           },
           { signal: clientGone(ctx) },
@@ -92,19 +92,13 @@ export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): 
       async function getMetabolicMap(ctx) {
         const input = ctx.state.input as z.output<typeof MapQuery>;
         const sport = offeredSport(input.sport, sports);
-        const result = await deps.engine.metabolicMap({ user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? today() }, { signal: clientGone(ctx) });
+        const result = await deps.engine.metabolicMap({ user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? todayLocal() }, { signal: clientGone(ctx) });
         ctx.set(ALGORITHM_HEADER, result.algorithm);
         if (result.problem !== '') throw new ProblemError(422, result.problem, PROBLEM_TITLES[result.problem], result.problem_detail);
-        sendMap(ctx, result.body_mass, result.markers);
+        ctx.body = presentMetabolicMap(result.body_mass, result.markers);
       },
     );
   }
-}
-
-function sendMap(ctx: Context, bodyMass: number, markers: { name: string; value?: number | null; provenance: string }[]): void {
-  const out: Record<string, { value: number; provenance: string } | null> = {};
-  for (const marker of markers) out[marker.name] = marker.value === null || marker.value === undefined ? null : { value: marker.value, provenance: marker.provenance };
-  ctx.body = { inputs: { body_mass: bodyMass }, markers: out };
 }
 
 /** The requested sport, or the quantity's default; a sport the quantity does not offer is a 422. */
@@ -112,10 +106,6 @@ function offeredSport(sport: string | undefined, offered: readonly string[]): st
   if (sport === undefined) return offered[0]!;
   if (!offered.includes(sport)) throw ValidationError.single(['query', 'sport'], `sport must be ${offered.join(' or ')}, not ${sport}`);
   return sport;
-}
-
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
 }
 
 function pascal(segment: string): string {

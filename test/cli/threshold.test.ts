@@ -7,12 +7,15 @@ import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runCli } from '../support/processes.js';
+import { runCli, runCliAsync } from '../support/processes.js';
 import { startStack, tempDir } from '../support/stack.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { COMMANDS } from '../../cli/commands/index.js';
 import type { OptionSpecs } from '../../cli/command.js';
 import { MAX_LIFETIME_S } from '../../cli/commands/tokens.js';
+import { FIXTURES } from '../support/paths.js';
+import { settled, upload, type SourceBody } from '../support/uploads.js';
+import { okJson } from '../support/json-api.js';
 
 const cli = suite('threshold command line');
 
@@ -163,6 +166,47 @@ cli('a long app token from token mint --app stays dead after its grant is revoke
     const renewed = mint('--app', appId);
     assert.is((await stack.get('/api/v1/activities/', renewed)).status, 200, 'the token of the new grant');
     assert.is((await stack.get('/api/v1/activities/', old)).status, 401, 'the 30-day token of the revoked grant');
+  } finally {
+    await stack.close();
+  }
+});
+
+cli('threshold model prints the curve, the maps and the zones exactly as the API publishes them, from its own engine or a running one', async () => {
+  const stack = await startStack({ JOB_POLL_MS: '20' });
+  try {
+    const { userId, token } = await stack.userWithToken(['activities:read', 'activities:write', 'wellness:write']);
+    const response = await upload(stack, token, [{ name: 'ride.fit', bytes: fs.readFileSync(path.join(FIXTURES, 'fit', 'sweatpy', '4078723797.fit')) }]);
+    const [accepted] = ((await response.json()) as { sources: SourceBody[] }).sources;
+    const source = await settled(stack, token, accepted!.id);
+    assert.is(source.status, 'processed', JSON.stringify(source.error));
+    const activity = await okJson(stack, 'GET', `/api/v1/activities/${source.activity_ids[0]}`, token);
+    const date = (activity.start_local as string).slice(0, 10);
+    await okJson(stack, 'POST', '/api/v1/dailies/body_mass', token, { date, value: 74 });
+
+    const env = { DATA_DIR: stack.dataDir };
+    const own = await runCliAsync(['model', '--user', userId, '--date', date], env);
+    assert.is(own.status, 0, own.stderr);
+    const report = own.json as Record<string, any>;
+    assert.equal(Object.keys(report), ['user_id', 'date', 'sport', 'algorithms', 'intensity_duration_model', 'metabolic_maps', 'zones']);
+    assert.equal(report.algorithms, { intensity_duration_model: 'ompd/1', metabolic_map: 'ompd/1', zones: 'zones/1' });
+    const curve = await okJson(stack, 'GET', `/api/v1/profile/intensity-duration-model/power?date=${date}`, token);
+    assert.ok(curve.curve.length > 0, 'a ride of 2 h 19 min is enough for a curve');
+    assert.equal(report.intensity_duration_model, { quantity: 'power', ...curve });
+    for (const [quantity, segment] of [['power', 'power'], ['heart_rate', 'heart-rate'], ['vo2', 'vo2']]) {
+      assert.equal(report.metabolic_maps[quantity], await okJson(stack, 'GET', `/api/v1/profile/metabolic-map/${segment}?date=${date}`, token), quantity);
+    }
+    const coggan = await okJson(stack, 'GET', `/api/v1/profile/zones?sport=cycling&quantity=power&zone_system=seven_zone&date=${date}`, token);
+    assert.equal(report.zones['seven_zone/power'].zones, coggan.zones);
+    assert.is(report.zones['seven_zone/heart_rate'], undefined, 'a quantity the system does not offer is left out');
+    assert.is(report.zones['olt_i_scale/heart_rate'].problem.code, 'missing_marker');
+
+    const viaRunning = await runCliAsync(['model', '--user', userId, '--date', date, '--engine', stack.engineAddress], env);
+    assert.is(viaRunning.status, 0, viaRunning.stderr);
+    assert.equal(viaRunning.json, report, 'the same answer from the running engine');
+
+    assert.is(runCli(['model', '--user', userId, '--date', '2024-02-30'], env).status, 2);
+    assert.is(runCli(['model', '--user', userId, '--sport', 'rowing'], env).status, 2);
+    assert.is(runCli(['model', '--user', 'ffffffffffffffff'], env).status, 1);
   } finally {
     await stack.close();
   }

@@ -67,22 +67,47 @@ export function startProcess(script: string, env: Record<string, string>, args: 
   };
 }
 
+export interface CliResult {
+  status: number | null;
+  json: unknown;
+  stdout: string;
+  stderr: string;
+}
+
+const CLI = path.join(REPO_ROOT, 'dist/cli/threshold.js');
+const CLI_TIMEOUT_MS = 60_000;
+
 /**
  * Runs the `threshold` command-line tool to completion. `json` is stdout parsed on success, else the
- * first line of stderr parsed (the error); null when that is not JSON (help text, a crash).
+ * first line of stderr parsed (the error); null when that is not JSON (help text, a crash). It blocks this
+ * process: a command that talks to a server running in this process needs `runCliAsync`.
  */
-export function runCli(args: string[], env: Record<string, string>): { status: number | null; json: unknown; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli/threshold.js'), ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+export function runCli(args: string[], env: Record<string, string>): CliResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: cliEnv(env), encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
+  return cliResult(result.status, result.stdout, result.stderr);
+}
+
+/** `runCli` without blocking this process's event loop (the command may call an engine started by the test). */
+export async function runCliAsync(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: cliEnv(env), timeout: CLI_TIMEOUT_MS });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return cliResult(code, stdout, stderr);
+}
+
+function cliEnv(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', ...env };
+}
+
+function cliResult(status: number | null, stdout: string, stderr: string): CliResult {
   let json: unknown = null;
   try {
-    json = JSON.parse(result.status === 0 ? result.stdout : result.stderr.split('\n')[0]!);
+    json = JSON.parse(status === 0 ? stdout : stderr.split('\n')[0]!);
   } catch {
     json = null;
   }
-  return { status: result.status, json, stdout: result.stdout, stderr: result.stderr };
+  return { status, json, stdout, stderr };
 }
