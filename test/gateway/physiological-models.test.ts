@@ -87,7 +87,7 @@ models('too little data: an empty curve (200), and the map answers missing_body_
   assert.is(((await noData.json()) as { code: string }).code, 'insufficient_data');
 });
 
-models('a month of rides, a body mass and a declared marker: the curve follows the profile and the map mixes provenance; the cache serves repeats and misses after any new input', async ({ stack, engine }) => {
+models('a month of rides, a body mass and a declared marker: the curve follows the profile, the map mixes provenance, the zones and the template week follow; the cache serves repeats and misses after any new input', async ({ stack, engine }) => {
   const { userId, token } = await stack.userWithToken(SCOPES);
   const api = jsonClient(stack, token);
   for (const day of ['2024-06-03', '2024-06-10', '2024-06-17', '2024-06-24']) await uploadRide(stack, token, `${day}.csv`, profileRide(`${day}T06:00:00Z`));
@@ -133,6 +133,12 @@ models('a month of rides, a body mass and a declared marker: the curve follows t
   assert.equal(coggan.body.zones.slice(1).map((zone: { lower: number }) => zone.lower).map((lower: number, i: number) => Math.abs(lower - [0.55, 0.75, 0.9, 1.05, 1.2, 1.5][i]! * secondThreshold) <= 1), [true, true, true, true, true, true]);
   const seiler = (await api.get(`/api/v1/profile/zones?sport=cycling&quantity=power&zone_system=three_zone&date=${DATE}`)).body.zones as { lower: number; upper: number }[];
   assert.equal(seiler.map((zone) => [zone.lower, zone.upper]), [[0, markers.first_threshold.value], [markers.first_threshold.value, secondThreshold], [secondThreshold, markers.max_aerobic_power.value]]);
+
+  // The template week of the same season: the week of DATE (the ride of the 24th) is not complete, so three
+  // Monday rides of 4,655 s in 12 weeks: a mean of 1,164 s, a median of 0 and no sport in 4 of the 12 weeks.
+  const week = await api.get(`/api/v1/profile/template-week?date=${DATE}`);
+  assert.equal(week.body.monday, { sports: [], avg_training_duration: 'PT19M24S', typical_training_duration: 'PT0S' });
+  assert.equal(week.body.tuesday, { sports: [], avg_training_duration: 'PT0S', typical_training_duration: 'PT0S' });
 
   // The cache: a repeat is served from it; each new input misses.
   const request = { user_id: userId, quantity: 'power', sport: 'cycling', date: DATE };
