@@ -194,6 +194,21 @@ export interface TeamMemberRecord {
   created_at: number;
 }
 
+/** An emailed, single-use invitation to join a team; only the SHA-256 of its token is stored. */
+export interface TeamInvitationRecord {
+  id: string;
+  team_id: string;
+  /** The owner who invited. */
+  user_id: string;
+  /** Lowercased address the link was sent to. */
+  email: string;
+  token_hash: string;
+  expires_at: number;
+  /** Set once by the one acceptance that wins; null while usable. */
+  consumed_at: number | null;
+  created_at: number;
+}
+
 export interface TeamAuthorizationRecord {
   id: string;
   team_id: string;

@@ -40,6 +40,7 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   teams: { owner: 'user_id', indexes: [{ fields: ['user_id'] }] },
   team_members: { owner: 'user_id', indexes: [{ fields: ['team_id', 'user_id'], unique: true }, { fields: ['user_id'] }] },
   team_authorizations: { owner: 'user_id', indexes: [{ fields: ['team_id', 'user_id'], unique: true }, { fields: ['user_id'] }] },
+  team_invitations: { owner: 'user_id', indexes: [{ fields: ['token_hash'], unique: true }, { fields: ['team_id'] }, { fields: ['expires_at'] }] },
   activities: {
     owner: 'user_id',
     derived: ['listing', 'listing_version'],

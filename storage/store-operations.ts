@@ -58,7 +58,7 @@ const CASCADES: [CollectionName, [CollectionName, string][]][] = [
     ['client_secrets', 'application_id'], ['grants', 'application_id'], ['authorization_codes', 'application_id'],
     ['refresh_tokens', 'application_id'], ['interactions', 'application_id'],
   ]],
-  ['teams', [['team_members', 'team_id'], ['team_authorizations', 'team_id']]],
+  ['teams', [['team_members', 'team_id'], ['team_authorizations', 'team_id'], ['team_invitations', 'team_id']]],
 ];
 
 export type DeletionStep =

@@ -22,7 +22,7 @@
 import type {
   ActivityRecord, ApplicationRecord, AuthorizationCodeRecord, ClientSecretRecord, ConnectionRecord,
   DailyRecord, EventRecord, GrantRecord, InteractionRecord, JobRecord, MagicLinkRecord, MarkerRecord,
-  MaxEffortRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord,
+  MaxEffortRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
 
@@ -208,6 +208,7 @@ export interface Collections {
   teams: Collection<TeamRecord>;
   team_members: Collection<TeamMemberRecord>;
   team_authorizations: Collection<TeamAuthorizationRecord>;
+  team_invitations: Collection<TeamInvitationRecord>;
   activities: Collection<ActivityRecord>;
   sources: Collection<SourceRecord>;
   traces: Collection<TraceRecord>;

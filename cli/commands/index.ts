@@ -7,9 +7,11 @@ import { appCreate, appSecretAdd, appSecretDelete } from './applications.js';
 import { tokenMint } from './tokens.js';
 import { keysRotate } from './keys.js';
 import { importCommand } from './import.js';
+import { teamCreate, teamInvite, teamList } from './teams.js';
 
 export const COMMANDS: readonly AnyCommand[] = [
-  serve, userCreate, userList, userDelete, appCreate, appSecretAdd, appSecretDelete, tokenMint, keysRotate, importCommand, modelCommand,
+  serve, userCreate, userList, userDelete, appCreate, appSecretAdd, appSecretDelete, teamCreate, teamInvite, teamList, tokenMint, keysRotate, importCommand,
+  modelCommand,
 ];
 
 /** The command named by the first words of `argv`, and the arguments after them. */

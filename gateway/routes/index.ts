@@ -20,6 +20,8 @@ import { authorizeRoutes } from './authorize.js';
 import { oauthTokenRoutes } from './oauth-token.js';
 import { delegationRoutes } from './delegation.js';
 import { userRoutes } from './users.js';
+import { managedUserRoutes } from './managed-users.js';
+import { teamRoutes } from './teams.js';
 import { grantRoutes } from './grants.js';
 import { dailyRoutes } from './dailies.js';
 import { traceRoutes } from './traces.js';
@@ -35,6 +37,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   signInRoutes(table, deps);
   accountRoutes(table, deps);
   userRoutes(table, deps);
+  managedUserRoutes(table, deps);
+  teamRoutes(table, deps);
   sourceRoutes(table, deps);
   activityRoutes(table, deps);
   activitySeriesRoutes(table, deps);

@@ -48,7 +48,8 @@ export async function createUser(store: Store, input: NewUser, now = Date.now())
   return user;
 }
 
-function cleanName(value: string | null | undefined, field: string): string | null {
+/** A trimmed name of at most 100 characters; blank means none. */
+export function cleanName(value: string | null | undefined, field: string): string | null {
   if (value == null) return null;
   const trimmed = value.trim();
   if (trimmed.length > 100) throw ValidationError.single(['body', field], 'at most 100 characters');

@@ -3,7 +3,8 @@
  * (issue 12 item 6; Store.deleteUser). A person writes one record of every kind through the API first. The kinds are read from storage/schema.ts — every collection
  * owned by `user_id` — so a kind added later is counted without touching this test, and each kind the
  * test writes through the API must hold something before the deletion and nothing after. The blobs of
- * the user's sources, series and analysis caches are checked by their keys.
+ * the user's sources, series and analysis caches are checked by their keys. A managed user deleted by its
+ * manager through DELETE /api/v1/users/{id} loses the same, its manager nothing (issue 14 item 1).
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -48,15 +49,10 @@ async function blobKeys(stack: TestStack, userId: string): Promise<string[]> {
 const RECORD_KINDS = ['activities', 'sources', 'traces', 'tests', 'dailies', 'markers', 'max_efforts', 'grants', 'sessions'] as const;
 
 /**
- * A person with a password and one record of every kind: an uploaded and processed activity, a trace
- * linked to a test, dailies (wellness and the cycle day), a marker, a max effort, app metadata on the user
- * (through an app's grant), a session and an access token.
+ * One record of every kind the token can write, through the API: an uploaded and processed activity, a
+ * trace linked to a test, dailies (wellness and the cycle day), a marker and a max effort.
  */
-async function populated(stack: TestStack): Promise<{ userId: string; email: string; token: string; jar: CookieJar }> {
-  const email = `deleted-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  const user = await createUser(stack.store, { email, password: PASSWORD });
-  const scopes = ['activities:read', 'activities:write', 'wellness:write', 'reproductive_health:write'];
-  const { token } = await stack.userWithToken(scopes, { userId: user.id });
+async function writeRecords(stack: TestStack, token: string): Promise<void> {
   const response = await upload(stack, token, [{ name: 'ride.csv', bytes: csvActivity() }]);
   const [accepted] = ((await response.json()) as { sources: SourceBody[] }).sources;
   const source = await settled(stack, token, accepted!.id);
@@ -72,9 +68,22 @@ async function populated(stack: TestStack): Promise<{ userId: string; email: str
   await post('/api/v1/dailies/menstrual_cycle_day', { date: '2024-05-01', value: 12 });
   await post('/api/v1/profile/markers', { sport: 'cycling', marker: 'second_threshold', metric: 'power', value: 265, date: '2024-05-01', provenance: 'declared', pinned: null });
   await post('/api/v1/profile/max-efforts', { sport: 'cycling', metric: 'power', date: '2024-05-01', duration: 1200, distance: null, value: 301, provenance: 'measured', title: null });
+}
+
+const DATA_SCOPES = ['activities:read', 'activities:write', 'wellness:write', 'reproductive_health:write'];
+
+/**
+ * A person with a password and one record of every kind: the records of writeRecords, app metadata on the
+ * user (through an app's grant), a session and an access token.
+ */
+async function populated(stack: TestStack): Promise<{ userId: string; email: string; token: string; jar: CookieJar }> {
+  const email = `deleted-${Math.random().toString(36).slice(2, 10)}@example.com`;
+  const user = await createUser(stack.store, { email, password: PASSWORD });
+  const { token } = await stack.userWithToken(DATA_SCOPES, { userId: user.id });
+  await writeRecords(stack, token);
   const owner = await stack.userWithToken([]);
   const app = await createApplication(stack.store, owner.userId, { name: 'Metadata app' });
-  const appToken = (await stack.userWithToken(scopes, { appId: app.id, userId: user.id })).token;
+  const appToken = (await stack.userWithToken(DATA_SCOPES, { appId: app.id, userId: user.id })).token;
   await okJson(stack, 'PUT', '/api/v1/profile/app-metadata', appToken, { plan: 'base' });
   return { userId: user.id, email, token, jar: await signIn(stack, email, PASSWORD) };
 }
@@ -116,6 +125,38 @@ deletion('a wrong confirmation or a missing CSRF token deletes nothing', async (
   assert.is((await new CookieJar(stack.baseUrl).post('/account/delete', { csrf, confirm: person.email })).status, 403);
   assert.equal(await holdings(stack, person.userId), before);
   assert.is((await person.jar.get('/account')).status, 200);
+});
+
+/** Kinds a managed user holds: it never signs in (no session) and consents to nothing (no grant). */
+const MANAGED_KINDS = RECORD_KINDS.filter((kind) => kind !== 'grants' && kind !== 'sessions');
+
+deletion('deleting a managed user through DELETE /api/v1/users/{id} removes every record of it and nothing of its manager', async ({ stack }) => {
+  const owner = await stack.userWithToken([]);
+  const app = await createApplication(stack.store, owner.userId, { name: 'Coaching app' });
+  const manager = await stack.userWithToken([...DATA_SCOPES, 'sharing:read', 'sharing:write'], { appId: app.id });
+  await writeRecords(stack, manager.token);
+  const managed = await okJson(stack, 'POST', '/api/v1/users/', manager.token, { first_name: 'Junior', last_name: null });
+  const minted = await okJson(stack, 'POST', '/api/v1/oauth/delegated-token', manager.token, { sub: managed.id, team_id: null, scopes: null });
+  await writeRecords(stack, minted.access_token);
+  await okJson(stack, 'PUT', '/api/v1/profile/app-metadata', minted.access_token, { plan: 'junior' });
+  const before = await holdings(stack, managed.id);
+  for (const kind of MANAGED_KINDS) assert.ok((before[kind] ?? 0) > 0, `${kind} before: ${JSON.stringify(before)}`);
+  assert.ok(Object.keys((await stack.store.users.get(managed.id))!.app_metadata).length > 0, 'app metadata on the managed user before');
+  const keys = await blobKeys(stack, managed.id);
+  assert.is(keys.length, 3);
+  const managerBefore = await holdings(stack, manager.userId);
+  const managerKeys = await blobKeys(stack, manager.userId);
+
+  const deleted = await fetch(`${stack.baseUrl}/api/v1/users/${managed.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${manager.token}` } });
+  assert.is(deleted.status, 204);
+
+  assert.equal(await holdings(stack, managed.id), {}, 'nothing of any kind is left');
+  assert.is(await stack.store.users.get(managed.id), null);
+  for (const key of keys) assert.is(await stack.store.blobs.size(key), null, `blob ${key} after`);
+  assert.is((await stack.get('/api/v1/activities/', minted.access_token)).status, 401, 'its delegated token stopped working');
+  assert.equal(await holdings(stack, manager.userId), managerBefore, 'the manager keeps everything');
+  for (const key of managerKeys) assert.ok((await stack.store.blobs.size(key)) !== null, `manager blob ${key} after`);
+  assert.is((await stack.get('/api/v1/activities/', manager.token)).status, 200, "the manager's token still works");
 });
 
 deletion.run();
