@@ -34,7 +34,8 @@
  * them, the first code in ISSUE_CODES order (gaps.md's list: things to do before things in progress). The
  * `not_granted` codes have no destination (the app must ask for the access again; the portal cannot
  * grant it); the others point at `manage-integrations`, where connections and their sync are shown.
- * "issue.destination … is always unset on a delegated token".
+ * "issue.destination … is always unset on a delegated token", and on a personal token, which cannot open
+ * a portal session either.
  */
 import { DAILY_PROVIDERS, WORKOUT_PROVIDERS, type Provider } from './providers.js';
 
@@ -76,8 +77,11 @@ export interface AccountFacts {
   hasEnteredDailies: boolean;
   /** Providers this server has an integration configured for. */
   configuredProviders: readonly Provider[];
-  /** The calling token is delegated: issue.destination stays unset. */
-  delegated: boolean;
+  /**
+   * The calling token may open a portal session (an app token that is not delegated). When it may not,
+   * issue.destination stays unset: "always unset on a delegated token", and a personal token gets 400.
+   */
+  portal: boolean;
 }
 
 export interface AccountIssue {
@@ -125,7 +129,7 @@ export function accountStatus(facts: AccountFacts): AccountStatus {
       code,
       status: code === 'sync_pending' ? 'syncing' : 'action_required',
       message: MESSAGES[code],
-      destination: facts.delegated || code.endsWith('_not_granted') ? null : 'manage-integrations',
+      destination: !facts.portal || code.endsWith('_not_granted') ? null : 'manage-integrations',
     },
     capabilities: {
       activities: verdicts.activities.status,

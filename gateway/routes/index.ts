@@ -23,6 +23,7 @@ import { grantRoutes } from './grants.js';
 import { dailyRoutes } from './dailies.js';
 import { traceRoutes } from './traces.js';
 import { testRoutes } from './tests.js';
+import { accountStatusRoutes } from './account-status.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -47,6 +48,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   profileAppMetadataRoutes(table, deps);
   traceRoutes(table, deps);
   testRoutes(table, deps);
+  accountStatusRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);

@@ -20,7 +20,7 @@ function facts(over: Partial<Omit<AccountFacts, 'granted'>> & { granted?: string
     hasUploads: false,
     hasEnteredDailies: false,
     configuredProviders: ['garmin_connect', 'intervals_icu', 'wahoo'],
-    delegated: false,
+    portal: true,
     ...over,
     granted: new Set(over.granted ?? ALL_READ),
   };
@@ -151,8 +151,8 @@ const ROWS: Row[] = [
     issue: ['no_source_connected', 'action_required', 'manage-integrations'],
   },
   {
-    name: 'a delegated token gets the issue without a destination',
-    facts: facts({ delegated: true, connections: [garmin({ backfillDone: false })] }),
+    name: 'a token that cannot open the portal (delegated, personal) gets the issue without a destination',
+    facts: facts({ portal: false, connections: [garmin({ backfillDone: false })] }),
     capabilities: ['ready', 'syncing', 'ready', 'ready'],
     issue: ['sync_pending', 'syncing', null],
   },
