@@ -24,6 +24,7 @@ import { dailyRoutes } from './dailies.js';
 import { traceRoutes } from './traces.js';
 import { testRoutes } from './tests.js';
 import { accountStatusRoutes } from './account-status.js';
+import { portalRoutes } from './portal.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -49,6 +50,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   traceRoutes(table, deps);
   testRoutes(table, deps);
   accountStatusRoutes(table, deps);
+  portalRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);
