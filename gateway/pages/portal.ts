@@ -63,8 +63,8 @@ export function integrationsPage(view: PortalFrame & { integrations: Integration
   return frame(view, 'Connected platforms', html`<p class="lead">${view.brand.name} receives your training through Threshold. Connect the platforms that record it, and see how each one is syncing.</p>
 <div class="list">${view.integrations.map((integration) => html`<div class="item">
 <div><strong>${integration.name}</strong>
-<p class="muted">${integration.supplies}</p></div>
-<div class="center"><p>${STATE_TEXT[integration.state]}</p>${integration.state === 'not_connected' && !integration.configured ? html`<p class="muted">Not available on this server</p>` : null}</div>
+<p class="muted">${integration.supplies}</p>
+<p>${STATE_TEXT[integration.state]}${integration.state === 'not_connected' && !integration.configured ? html`<span class="muted"> · not available on this server</span>` : null}</p></div>
 </div>`)}</div>
 ${anyConfigured ? null : html`<p class="muted">No platform can be connected on this Threshold server yet. You can still upload activity files through ${view.brand.name}.</p>`}`);
 }

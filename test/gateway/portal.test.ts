@@ -209,7 +209,7 @@ test('manage-integrations shows each platform with its connection and sync state
   const text = await (await jar.get('/portal/manage-integrations')).text();
   for (const name of ['Garmin Connect', 'intervals.icu', 'Wahoo']) assert.match(text, name);
   assert.match(text, 'Connected · importing your history');
-  assert.match(text, 'Not available on this server');
+  assert.match(text, 'not available on this server');
 });
 
 test('a visit opens only its own destination, and never signs in to the account pages', async () => {
