@@ -63,6 +63,7 @@ export function portalRoutes(table: RouteTable, deps: GatewayDeps): void {
       responses: {
         200: { description: 'The link', schema: PortalSession },
         400: { description: 'The token belongs to no application (a personal token)' },
+        403: { description: 'A delegated token' },
       },
     },
     async function createPortalSession(ctx) {

@@ -254,4 +254,12 @@ test('revoking a team needs the visit\'s CSRF token, and kills the team\'s deleg
   assert.match(after, 'No team can see your data');
 });
 
+test('the OpenAPI document describes the portal session and account status endpoints with their errors', async () => {
+  const document = (await (await stack.get('/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>> };
+  const portal = document.paths['/api/v1/portal/sessions']?.post;
+  assert.ok(portal?.requestBody, 'request body');
+  assert.equal(Object.keys(portal!.responses).sort(), ['200', '400', '401', '403', '422']);
+  assert.ok(document.paths['/api/v1/profile/status']?.get?.responses['200']);
+});
+
 test.run();
