@@ -161,6 +161,30 @@ export interface MagicLinkRecord {
   created_at: number;
 }
 
+/**
+ * A portal link (interface §4 "Portal"; gaps.md "Portal") and, once followed, the portal visit it opened.
+ * The link token and the visit's cookie are stored only as SHA-256 hashes. Until the link is used,
+ * `expires_at` is the link's expiry; using it (one conditional write) sets `consumed_at`, `browser_hash`
+ * and moves `expires_at` to the end of the visit.
+ */
+export interface PortalSessionRecord {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  /** The application the portal is branded for, whose token created the link. */
+  application_id: string;
+  /** `manage-integrations` or `manage-teams`. */
+  destination: string;
+  /** Where "Back to the app" leads; under one of the application's redirect URIs. */
+  return_url: string | null;
+  expires_at: number;
+  consumed_at: number | null;
+  /** SHA-256 of the portal cookie issued when the link was used; null before. */
+  browser_hash: string | null;
+  csrf_token: string;
+  created_at: number;
+}
+
 /** An RS256 signing key pair, as JWKs. The newest unretired key signs; all unexpired ones verify. */
 export interface SigningKeyRecord {
   id: string;

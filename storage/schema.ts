@@ -36,6 +36,7 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   sessions: { owner: 'user_id', indexes: [{ fields: ['session_hash'], unique: true }, { fields: ['expires_at'] }] },
   interactions: { owner: 'user_id', indexes: [{ fields: ['session_id'] }, { fields: ['expires_at'] }] },
   magic_links: { owner: 'user_id', indexes: [{ fields: ['token_hash'], unique: true }, { fields: ['expires_at'] }] },
+  portal_sessions: { owner: 'user_id', indexes: [{ fields: ['token_hash'], unique: true }, { fields: ['browser_hash'], unique: true, sparse: true }, { fields: ['expires_at'] }] },
   signing_keys: { owner: null, indexes: [{ fields: ['generation'], unique: true }, { fields: ['kid'], unique: true }] },
   teams: { owner: 'user_id', indexes: [{ fields: ['user_id'] }] },
   team_members: { owner: 'user_id', indexes: [{ fields: ['team_id', 'user_id'], unique: true }, { fields: ['user_id'] }] },

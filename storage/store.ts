@@ -25,6 +25,7 @@ import type {
   MaxEffortRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
+import type { PortalSessionRecord } from './records.js';
 
 export type * from './records.js';
 
@@ -204,6 +205,7 @@ export interface Collections {
   sessions: Collection<SessionRecord>;
   interactions: Collection<InteractionRecord>;
   magic_links: Collection<MagicLinkRecord>;
+  portal_sessions: Collection<PortalSessionRecord>;
   signing_keys: Collection<SigningKeyRecord>;
   teams: Collection<TeamRecord>;
   team_members: Collection<TeamMemberRecord>;

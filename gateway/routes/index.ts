@@ -26,6 +26,8 @@ import { grantRoutes } from './grants.js';
 import { dailyRoutes } from './dailies.js';
 import { traceRoutes } from './traces.js';
 import { testRoutes } from './tests.js';
+import { accountStatusRoutes } from './account-status.js';
+import { portalRoutes } from './portal.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -53,6 +55,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   profileAppMetadataRoutes(table, deps);
   traceRoutes(table, deps);
   testRoutes(table, deps);
+  accountStatusRoutes(table, deps);
+  portalRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);

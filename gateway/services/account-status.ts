@@ -1,0 +1,37 @@
+/**
+ * Gathers the facts domain/account-status.ts decides on, for one verified token: the user's provider
+ * connections, whether they uploaded a file or entered a daily value, the calling application's declared
+ * capabilities (default activities, activity_history; a personal token has no application and gets the
+ * default too) and the token's own scopes ("what they granted" the caller). Reads only; four small
+ * queries. Kept honest by test/gateway/account-status.test.ts on the real stack.
+ */
+import type { Store } from '../../storage/store.js';
+import type { Principal } from '../auth/access-tokens.js';
+import { accountStatus, DEFAULT_CAPABILITIES, type AccountStatus } from '../../domain/account-status.js';
+import type { Provider } from '../../domain/providers.js';
+
+/**
+ * Providers this server has an integration configured for. None yet: the integrations (and their
+ * configuration) arrive with issue 15, which replaces this constant with the configured set.
+ */
+export const CONFIGURED_PROVIDERS: readonly Provider[] = [];
+
+export async function accountStatusOf(store: Store, auth: Principal): Promise<AccountStatus> {
+  const userId = auth.userId;
+  const [connections, upload, daily, application] = await Promise.all([
+    store.connections.find({ user_id: userId }),
+    store.sources.findOne({ user_id: userId, origin: 'manual_upload' }),
+    store.dailies.findOne({ user_id: userId, source: 'manual' }),
+    auth.applicationId ? store.applications.get(auth.applicationId) : null,
+  ]);
+  return accountStatus({
+    granted: auth.scopes,
+    declared: application?.capabilities ?? DEFAULT_CAPABILITIES,
+    connections: connections.map((connection) => ({ provider: connection.provider, status: connection.status, backfillDone: connection.backfill_done })),
+    // Files from a provider arrive through its connection; an uploaded one is a source of its own.
+    hasUploads: upload !== null,
+    hasEnteredDailies: daily !== null,
+    configuredProviders: CONFIGURED_PROVIDERS,
+    portal: auth.applicationId !== null && auth.actorId === null,
+  });
+}
