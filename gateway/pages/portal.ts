@@ -15,7 +15,16 @@
 import { html, type Html } from './html.js';
 import { appHeader, type Brand, type PageOptions } from './layout.js';
 import { describeScopes, formatDate } from './account.js';
-import type { AuthorizedTeam } from '../services/portal-teams.js';
+
+/** A team the user authorized, as the manage-teams page lists it. */
+export interface AuthorizedTeam {
+  teamId: string;
+  name: string;
+  description: string;
+  url: string;
+  scopes: string[];
+  since: number;
+}
 
 export interface PortalFrame {
   brand: Brand;

@@ -25,7 +25,7 @@ import { matchRedirectUri } from '../auth/redirect-uris.js';
 import { PortalLinks } from '../auth/portal-links.js';
 import { brandOf } from '../presenters/application.js';
 import { CONFIGURED_PROVIDERS } from '../services/account-status.js';
-import { authorizedTeams, revokeTeamAuthorization } from '../services/portal-teams.js';
+import { authorizedTeams, revokeTeamAuthorization } from '../services/team-access.js';
 import { sendPage } from '../pages/layout.js';
 import { formBody, seeOther } from '../pages/forms.js';
 import { integrationsPage, portalFormExpiredPage, teamsPage, unusableLinkPage, visitEndedPage, type IntegrationView } from '../pages/portal.js';
@@ -109,14 +109,14 @@ export function portalRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.page({ method: 'get', path: '/portal/manage-teams', name: 'portalTeams' }, async function showTeams(ctx) {
     const open = await openVisit(ctx, 'manage-teams');
     if (!open) return;
-    sendPage(ctx, 200, teamsPage({ ...frameOf(open), teams: await authorizedTeams(store, open.visit.user_id), notice: noticeOf(ctx) }));
+    sendPage(ctx, 200, teamsPage({ ...frameOf(open), teams: (await authorizedTeams(store, open.visit.user_id)).map(({ team, scopes, since }) => ({ teamId: team.id, name: team.name, description: team.description, url: team.url, scopes, since })), notice: noticeOf(ctx) }));
   });
 
   table.page({ method: 'post', path: '/portal/manage-teams/:team_id/revoke', name: 'portalRevokeTeam' }, async function revokeTeam(ctx) {
     const open = await openVisit(ctx, 'manage-teams');
     if (!open) return;
     if (!PortalLinks.csrfMatches(open.visit, formBody(ctx).csrf)) return sendPage(ctx, 403, portalFormExpiredPage(brandOf(open.application)));
-    const revoked = await revokeTeamAuthorization(store, open.visit.user_id, String(ctx.params.team_id));
+    const revoked = await revokeTeamAuthorization(store, String(ctx.params.team_id), open.visit.user_id);
     seeOther(ctx, `/portal/manage-teams?notice=${revoked ? 'revoked' : 'missing'}`);
   });
 

@@ -46,13 +46,13 @@ export async function teamAuthorizers(store: Store, teamId: string): Promise<{ u
     .sort((a, b) => compareNames(a.user, b.user));
 }
 
-/** The teams `userId` authorized, by name, with the scopes granted. */
-export async function authorizedTeams(store: Store, userId: string): Promise<{ team: TeamRecord; scopes: string[] }[]> {
+/** The teams `userId` authorized, by name, with the scopes granted and when (epoch ms). */
+export async function authorizedTeams(store: Store, userId: string): Promise<{ team: TeamRecord; scopes: string[]; since: number }[]> {
   const authorizations = await store.team_authorizations.find({ user_id: userId });
   if (authorizations.length === 0) return [];
-  const scopes = new Map(authorizations.map((row) => [row.team_id, inScopeOrder(row.scopes)]));
-  const teams = await store.teams.find({ id: { $in: [...scopes.keys()] } });
-  return byName(teams).map((team) => ({ team, scopes: scopes.get(team.id)! }));
+  const byTeam = new Map(authorizations.map((row) => [row.team_id, row]));
+  const teams = await store.teams.find({ id: { $in: [...byTeam.keys()] } });
+  return byName(teams).map((team) => ({ team, scopes: inScopeOrder(byTeam.get(team.id)!.scopes), since: byTeam.get(team.id)!.created_at }));
 }
 
 /**
