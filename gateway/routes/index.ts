@@ -23,6 +23,8 @@ import { grantRoutes } from './grants.js';
 import { dailyRoutes } from './dailies.js';
 import { traceRoutes } from './traces.js';
 import { testRoutes } from './tests.js';
+import { applicationRoutes } from './applications.js';
+import { pageRoutes } from './pages.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -34,6 +36,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   signInRoutes(table, deps);
   accountRoutes(table, deps);
   userRoutes(table, deps);
+  applicationRoutes(table, deps);
+  pageRoutes(table, deps);
   sourceRoutes(table, deps);
   activityRoutes(table, deps);
   activitySeriesRoutes(table, deps);
