@@ -91,5 +91,6 @@ textarea#description{font:inherit}
 .field-error{color:var(--danger);font-size:.875rem;margin:.3rem 0 0}
 fieldset{border:0;padding:0;margin:1rem 0 0}
 legend{font-weight:600;font-size:.925rem;margin-bottom:.25rem}
-label.check{display:flex;gap:.5rem;align-items:baseline;font-weight:400;margin:.4rem 0}
+label.check{display:block;font-weight:400;margin:.45rem 0;padding-left:1.6rem;text-indent:-1.6rem}
+label.check input{width:1rem;margin:0 .5rem 0 0;vertical-align:-.1rem}
 `;
