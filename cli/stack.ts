@@ -17,6 +17,8 @@ import type { RateLimits } from '../gateway/auth/rate-limit.js';
 
 export interface RunningStack {
   baseUrl: string;
+  /** Where hosted pages are served. */
+  pagesBase: string;
   engineAddress: string;
   store: Store;
   logger: Logger;
@@ -43,6 +45,7 @@ export async function startStack(options: { env: Record<string, string | undefin
     });
     return {
       baseUrl: gateway.baseUrl,
+      pagesBase: gateway.pagesBase,
       engineAddress: engine.address,
       store,
       logger,

@@ -47,6 +47,29 @@ export interface GatewayConfig {
    * beside them); 1 serves HTTP from the engine's process.
    */
   gatewayProcesses: number;
+  /**
+   * PAGES_PORT: where hosted pages are served (gaps.md "Pages": an origin of their own, never the
+   * service's). 0 picks a free port (tests do).
+   */
+  pagesPort: number;
+  /**
+   * PAGES_BASE: the public address of the pages, `https://pages.example.com` (a page at `{base}/{slug}/`)
+   * or the wildcard form `https://{slug}.pages.example.com`. Unset: the service's scheme and host on
+   * PAGES_PORT. Never the service's own origin (start-up refuses it).
+   */
+  pagesBase: string;
+  /** True when PAGES_BASE is not set: it then follows the host of BASE_URL and the pages port actually bound. */
+  pagesBaseAuto: boolean;
+  /** PAGE_MAX_FILES: files in one page deploy (413 beyond). */
+  pageMaxFiles: number;
+  /** PAGE_MAX_BYTES: bytes of one page deploy, all files together (413 beyond). */
+  pageMaxBytes: number;
+  /**
+   * WEBHOOK_ALLOWED_HOSTS: host names (comma-separated) a webhook endpoint may use although they are not
+   * public https hosts (AUTH.md "Server-side request forgery": a self-hosted network, or a test's loopback
+   * receiver); they are neither resolved nor range-checked at registration, and may use http.
+   */
+  webhookAllowedHosts: string[];
   store: StoreConfig;
 }
 
@@ -63,6 +86,11 @@ export const GATEWAY_DEFAULTS = {
   mailFrom: 'Threshold <no-reply@localhost>', // MAIL_FROM
   scopeReleaseAt: Date.parse('2025-01-01T00:00:00Z'), // SCOPE_RELEASE_AT: apps created earlier keep the legacy bundles
   gatewayProcesses: availableParallelism(), // GATEWAY_PROCESSES: one HTTP process per available core
+  // PAGES_PORT: unset means PORT + 1 (0 when PORT is 0)
+  // PAGES_BASE: unset means the scheme and host of BASE_URL on PAGES_PORT
+  pageMaxFiles: 1000, // PAGE_MAX_FILES: a built single-page app has tens of files
+  pageMaxBytes: 50 * 1024 * 1024, // PAGE_MAX_BYTES: 50 MiB per deploy
+  // WEBHOOK_ALLOWED_HOSTS: unset, so only public https hosts are accepted
 } as const;
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
@@ -84,10 +112,41 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     mailFrom: present(env, 'MAIL_FROM') ?? GATEWAY_DEFAULTS.mailFrom,
     scopeReleaseAt: readInstant(env, 'SCOPE_RELEASE_AT', GATEWAY_DEFAULTS.scopeReleaseAt, problems),
     gatewayProcesses: readInteger(env, 'GATEWAY_PROCESSES', GATEWAY_DEFAULTS.gatewayProcesses, { min: 1, max: 64 }, problems),
+    pagesPort: 0,
+    pagesBase: '',
+    pagesBaseAuto: !env.PAGES_BASE?.trim(),
+    pageMaxFiles: readInteger(env, 'PAGE_MAX_FILES', GATEWAY_DEFAULTS.pageMaxFiles, { min: 1, max: 100_000 }, problems),
+    pageMaxBytes: readInteger(env, 'PAGE_MAX_BYTES', GATEWAY_DEFAULTS.pageMaxBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
+    webhookAllowedHosts: (present(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
     store: readStoreConfig(env, problems),
   };
+  config.pagesPort = readInteger(env, 'PAGES_PORT', port === 0 ? 0 : Math.min(port + 1, 65535), { min: 0, max: 65535 }, problems);
+  if (config.pagesPort !== 0 && config.pagesPort === port) problems.push('PAGES_PORT must differ from PORT: pages never share the service\'s origin');
+  config.pagesBase = config.pagesBaseAuto ? autoPagesBase(config.baseUrl, config.pagesPort) : readPagesBase(env, config.baseUrl, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The service's scheme and host on the pages port: another origin on the same machine. */
+export function autoPagesBase(baseUrl: string, pagesPort: number): string {
+  const url = URL.canParse(baseUrl) ? new URL(baseUrl) : new URL('http://localhost');
+  return `${url.protocol}//${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${pagesPort}`;
+}
+
+function readPagesBase(env: Env, baseUrl: string, problems: string[]): string {
+  const raw = env.PAGES_BASE!.trim().replace(/\/+$/, '');
+  const probe = raw.replace('{slug}', 'slug');
+  if (!URL.canParse(probe) || !['http:', 'https:'].includes(new URL(probe).protocol) || new URL(probe).search || new URL(probe).hash || new URL(probe).username) {
+    problems.push(`PAGES_BASE must be an http(s) URL without query, fragment or credentials, optionally with {slug} as the first host label (got '${raw}')`);
+    return raw;
+  }
+  if (raw.includes('{slug}') && !/^https?:\/\/\{slug\}\.[^/{}]+$/.test(raw)) {
+    problems.push(`PAGES_BASE with {slug} must have it as the whole first host label and no path, like https://{slug}.pages.example.com (got '${raw}')`);
+  }
+  if (URL.canParse(baseUrl) && new URL(probe).origin === new URL(baseUrl).origin) {
+    problems.push(`PAGES_BASE must not be on the service's own origin ${new URL(baseUrl).origin}: pages run their owners' scripts`);
+  }
+  return raw;
 }
 
 function readBaseUrl(env: Env, problems: string[]): string {

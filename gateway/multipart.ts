@@ -9,6 +9,8 @@ import { HttpError, ValidationError } from './errors.js';
 
 export interface UploadedFile {
   filename: string | null;
+  /** The filename exactly as the client sent it (with its path when `preservePath`); for callers that validate it themselves. */
+  rawFilename: string | null;
   mimeType: string;
   bytes: Buffer;
 }
@@ -17,6 +19,12 @@ export interface MultipartLimits {
   field: string;
   maxFiles: number;
   maxFileBytes: number;
+  /** Keep the client's path in `rawFilename` (page deploys); default false strips it. */
+  preservePath?: boolean;
+  /** All files together at most this many bytes (413 beyond); default no total limit. */
+  maxTotalBytes?: number;
+  /** Too many files answers 413 instead of the default 422. */
+  tooManyFilesIs413?: boolean;
 }
 
 export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promise<UploadedFile[]> {
@@ -31,6 +39,7 @@ export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promi
       parser = busboy({
         headers: ctx.req.headers,
         limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 20 },
+        preservePath: limits.preservePath ?? false,
       });
     } catch (error) {
       reject(ValidationError.single(['body'], `malformed multipart request: ${(error as Error).message}`));
@@ -43,23 +52,33 @@ export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promi
       ctx.req.resume(); // discard what the client still sends until the response closes the connection (middleware/close-unread-requests.ts)
       reject(error);
     };
+    let totalBytes = 0;
     parser.on('file', (field, stream, info) => {
       if (field !== limits.field) {
         stream.resume();
         return;
       }
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('data', (chunk: Buffer) => {
+        totalBytes += chunk.length;
+        if (limits.maxTotalBytes !== undefined && totalBytes > limits.maxTotalBytes) {
+          fail(new HttpError(413, `the files together are larger than the ${Math.round((limits.maxTotalBytes / 1048576) * 10) / 10} MiB limit`, { code: 'upload_too_large' }));
+          return;
+        }
+        chunks.push(chunk);
+      });
       stream.on('limit', () => {
         const mib = Math.round((limits.maxFileBytes / 1048576) * 10) / 10;
         fail(new HttpError(413, `file '${cleanFilename(info.filename) ?? '(unnamed)'}' is larger than the ${mib} MiB limit per file`, { code: 'file_too_large' }));
       });
       stream.on('end', () => {
-        if (!failure) files.push({ filename: cleanFilename(info.filename), mimeType: info.mimeType, bytes: Buffer.concat(chunks) });
+        if (!failure) files.push({ filename: cleanFilename(info.filename), rawFilename: info.filename ?? null, mimeType: info.mimeType, bytes: Buffer.concat(chunks) });
       });
     });
-    parser.on('filesLimit', () => fail(ValidationError.single(['body', limits.field], `at most ${limits.maxFiles} files per request`, 'too_long')));
-    parser.on('partsLimit', () => fail(ValidationError.single(['body'], 'too many parts in the multipart request', 'too_long')));
+    parser.on('filesLimit', () => fail(limits.tooManyFilesIs413
+      ? new HttpError(413, `at most ${limits.maxFiles} files per request`, { code: 'too_many_files' })
+      : ValidationError.single(['body', limits.field], `at most ${limits.maxFiles} files per request`, 'too_long')));
+    parser.on('partsLimit', () => limits.tooManyFilesIs413 ? fail(new HttpError(413, `at most ${limits.maxFiles} files per request`, { code: 'too_many_files' })) : fail(ValidationError.single(['body'], 'too many parts in the multipart request', 'too_long')));
     parser.on('error', (error: Error) => fail(ValidationError.single(['body'], `malformed multipart request: ${error.message}`)));
     parser.on('close', () => {
       if (failure) return;

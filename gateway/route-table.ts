@@ -81,7 +81,8 @@ export class RouteTable {
 
   constructor(private readonly router: Router, private readonly steps: ChainSteps) {}
 
-  add(spec: RouteSpec, handler: Middleware): this {
+  /** Mounts a route; more than one handler runs as a chain (a route's own guard, then its handler). */
+  add(spec: RouteSpec, ...handlers: Middleware[]): this {
     const chain: Middleware[] = [];
     if (spec.auth === 'bearer') chain.push(this.steps.authenticate);
     if (spec.refuseDelegated) chain.push(this.steps.refuseDelegated);
@@ -91,7 +92,7 @@ export class RouteTable {
     if (spec.body && !multipart) chain.push(spec.parseBody ?? this.steps.parseBody);
     const body = multipart || spec.selfValidated ? undefined : spec.body;
     if (spec.params || spec.query || body) chain.push(validate({ params: spec.params, query: spec.query, body }));
-    chain.push(handler);
+    chain.push(...handlers);
     this.router.register(koaPath(spec.path), [spec.method.toUpperCase()], chain, { name: spec.operationId });
     this.routes.push(spec);
     return this;

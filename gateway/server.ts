@@ -14,6 +14,8 @@ import { SigningKeys } from './auth/signing-keys.js';
 import { Sessions } from './auth/sessions.js';
 import { createRateLimits, type RateLimits } from './auth/rate-limit.js';
 import { createMailer } from './services/mailer.js';
+import { autoPagesBase } from './config.js';
+import { createPagesApp } from './hosted-pages/serve-pages.js';
 
 /** How long close() lets requests in flight finish, milliseconds. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -21,6 +23,8 @@ const SHUTDOWN_GRACE_MS = 5000;
 export interface RunningGateway {
   baseUrl: string;
   port: number;
+  /** Where hosted pages are served (PAGES_BASE, or the service's host on the pages port bound). */
+  pagesBase: string;
   keys: SigningKeys;
   close(): Promise<void>;
 }
@@ -46,7 +50,16 @@ export async function startGateway(options: {
     server.listen(options.config.port, options.config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const config = options.config.baseUrlAuto ? { ...options.config, baseUrl: `http://localhost:${port}` } : options.config;
+  // Hosted pages listen on a port of their own: an origin that is never the service's (gaps.md "Pages").
+  const pagesServer = http.createServer();
+  pagesServer.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    pagesServer.once('error', reject);
+    pagesServer.listen(options.config.pagesPort, options.config.host, () => resolve());
+  });
+  const pagesPort = (pagesServer.address() as AddressInfo).port;
+  const withBase = options.config.baseUrlAuto ? { ...options.config, baseUrl: `http://localhost:${port}` } : options.config;
+  const config = { ...withBase, pagesPort, pagesBase: withBase.pagesBaseAuto ? autoPagesBase(withBase.baseUrl, pagesPort) : withBase.pagesBase };
   const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs });
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const app = createApp({
@@ -54,10 +67,12 @@ export async function startGateway(options: {
     sessions: new Sessions(store, config.baseUrl), mailer, limits: options.limits ?? createRateLimits(),
   });
   server.on('request', app.callback());
+  pagesServer.on('request', createPagesApp({ store, pagesBase: config.pagesBase, serviceOrigin: new URL(config.baseUrl).origin }).callback());
   logger.info({ port, base_url: config.baseUrl, engine: config.engineAddress }, 'gateway listening');
   return {
     baseUrl: config.baseUrl,
     port,
+    pagesBase: config.pagesBase,
     keys,
     async close() {
       // Requests in flight get a grace period; idle keep-alive sockets (and sockets that never sent
@@ -70,6 +85,8 @@ export async function startGateway(options: {
         });
         server.closeIdleConnections();
       });
+      pagesServer.closeAllConnections();
+      await new Promise<void>((resolve) => pagesServer.close(() => resolve()));
       engine.close();
       mailer.close();
       stopKeyReload();

@@ -52,6 +52,40 @@ export interface ApplicationRecord {
   page_slug: string | null;
   page_published: boolean;
   created_at: number;
+  /**
+   * Set only by an operator (an imported client, the command line's own): its tokens may act on the
+   * applications and pages endpoints for the person (gaps.md "Pages", safety rules). Missing means false.
+   */
+  first_party?: boolean;
+}
+
+/** One file of a page's current deploy; its bytes sit in the blob space under `PageRecord.blob_prefix + path`. */
+export interface PageFileRecord {
+  /** Bytes. */
+  size: number;
+  /** Strong validator: `"sha256:<base64url>"` of the bytes, quoted. */
+  etag: string;
+}
+
+/**
+ * A hosted page (interface §2 "Page"), keyed by its slug (`id` is the slug), so a slug is unique by the
+ * primary key. A deleted page stays as a tombstone (`deleted_at` set, no files): its slug is retired and
+ * never given to another application (gaps.md "Pages", safety rules).
+ */
+export interface PageRecord {
+  id: string;
+  application_id: string;
+  /** The application owner's id (deletion reaches pages and their blobs through it). */
+  user_id: string;
+  /** True once a deploy has published files. */
+  published: boolean;
+  /** The current deploy's blob key prefix (`pages/<slug>/<deploy id>/`), null before the first deploy. */
+  blob_prefix: string | null;
+  /** Relative path → file, for the current deploy. */
+  files: Record<string, PageFileRecord>;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
 }
 
 export interface ClientSecretRecord {

@@ -29,6 +29,7 @@ export interface CollectionSpec {
 export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   users: { owner: null, indexes: [{ fields: ['email'], unique: true, sparse: true }, { fields: ['managed_by'] }] },
   applications: { owner: 'user_id', indexes: [{ fields: ['user_id', 'created_at'] }, { fields: ['page_slug'], unique: true, sparse: true }] },
+  pages: { owner: 'user_id', indexes: [{ fields: ['application_id'] }] },
   client_secrets: { owner: 'user_id', indexes: [{ fields: ['application_id'] }, { fields: ['secret_hash'], unique: true }] },
   grants: { owner: 'user_id', indexes: [{ fields: ['user_id', 'application_id'], unique: true }, { fields: ['application_id'] }] },
   authorization_codes: { owner: 'user_id', indexes: [{ fields: ['code_hash'], unique: true }, { fields: ['application_id'] }, { fields: ['grant_id'] }, { fields: ['expires_at'] }] },

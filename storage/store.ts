@@ -22,7 +22,7 @@
 import type {
   ActivityRecord, ApplicationRecord, AuthorizationCodeRecord, ClientSecretRecord, ConnectionRecord,
   DailyRecord, EventRecord, GrantRecord, InteractionRecord, JobRecord, MagicLinkRecord, MarkerRecord,
-  MaxEffortRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
+  MaxEffortRecord, PageRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
 import type { PortalSessionRecord } from './records.js';
@@ -198,6 +198,7 @@ export type BatchOp = {
 export interface Collections {
   users: Collection<UserRecord>;
   applications: Collection<ApplicationRecord>;
+  pages: Collection<PageRecord>;
   client_secrets: Collection<ClientSecretRecord>;
   grants: Collection<GrantRecord>;
   authorization_codes: Collection<AuthorizationCodeRecord>;

@@ -50,7 +50,7 @@ export const appCreate = command({
       purposes,
     }, createdAt);
     const secret = values.secret ? (await addClientSecret(store, application, 'cli')).secret : null;
-    return presentApplication(application, secret, { pagesBase: `${context.config().baseUrl}/pages` });
+    return presentApplication(application, secret, { pagesBase: context.config().pagesBase });
   },
 });
 

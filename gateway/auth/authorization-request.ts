@@ -39,7 +39,7 @@ export interface AuthorizationRequest {
 export type Query = Record<string, string | string[] | undefined>;
 
 /** Step 1: which client, and where may we send the browser. Null client means "no such application". */
-export function clientProblem(query: Query, application: ApplicationRecord | null): { title: string; message: string } | null {
+export function clientProblem(query: Query, application: ApplicationRecord | null, exactOnly?: (uri: string) => boolean): { title: string; message: string } | null {
   const clientId = single(query, 'client_id');
   if (clientId === undefined) return { title: 'Missing application', message: 'The link that brought you here does not name an application (client_id).' };
   if (clientId === null) return { title: 'Invalid request', message: 'The link that brought you here names more than one application.' };
@@ -47,7 +47,7 @@ export function clientProblem(query: Query, application: ApplicationRecord | nul
   const redirectUri = single(query, 'redirect_uri');
   if (redirectUri === undefined) return { title: 'Missing redirect address', message: `${application.name} did not say where to send you back (redirect_uri).` };
   if (redirectUri === null) return { title: 'Invalid request', message: `${application.name} sent more than one redirect address.` };
-  if (!matchRedirectUri(application.redirect_uris, redirectUri)) {
+  if (!matchRedirectUri(application.redirect_uris, redirectUri, exactOnly)) {
     return { title: 'Unregistered redirect address', message: `${application.name} asked to send you to an address it has not registered. Nothing was shared.` };
   }
   return null;

@@ -121,10 +121,15 @@ export function redirectUriProblem(uri: string): string | null {
   return 'problem' in parsed ? parsed.problem : null;
 }
 
-/** Whether `requested` matches one of the `registered` redirect URIs (registrations that no longer parse match nothing). */
-export function matchRedirectUri(registered: readonly string[], requested: string): boolean {
+/**
+ * Whether `requested` matches one of the `registered` redirect URIs (registrations that no longer parse match nothing).
+ * `exactOnly(requested)` true (the pages origin, gaps.md "Pages" safety rules) admits only an identical registration:
+ * no sub-path, and the loopback any-port rule never reaches it.
+ */
+export function matchRedirectUri(registered: readonly string[], requested: string, exactOnly?: (uri: string) => boolean): boolean {
   const target = parseRedirectUri(requested);
   if ('problem' in target) return false;
+  if (exactOnly?.(requested)) return registered.includes(requested);
   return registered.some((entry) => {
     const parsed = parseRedirectUri(entry);
     return !('problem' in parsed) && matches(parsed.uri, target.uri);

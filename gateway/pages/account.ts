@@ -117,6 +117,8 @@ ${view.owned.length === 0
 export function applicationPage(view: {
   application: ApplicationView;
   secrets: SecretView[];
+  /** The settings form (pages/application-settings.ts) and its CSS. */
+  settings?: { form: Html; style: string };
   csrfToken: string;
   notice?: string | null;
   error?: string | null;
@@ -126,6 +128,7 @@ export function applicationPage(view: {
   return {
     title: `${application.name} settings`,
     wide: true,
+    ...(view.settings && { extraStyle: view.settings.style }),
     body: html`<p class="muted"><a href="/account">Your account</a> / Applications</p>
 <h1>${application.name}</h1>
 ${notices(view.notice, view.error)}
@@ -134,6 +137,7 @@ ${notices(view.notice, view.error)}
 <tr><th scope="row">Redirect URIs</th><td>${application.redirectUris.length === 0 ? html`<span class="muted">None</span>` : application.redirectUris.map((uri) => html`<code>${uri}</code><br>`)}</td></tr>
 <tr><th scope="row">Visibility</th><td>${application.isPrivate ? 'Private: only your account can connect until it has a description, website, image and privacy statement' : 'Public'}</td></tr>
 </table>
+${view.settings?.form ?? null}
 <h2>Client secrets</h2>
 <p class="muted">A server-side app proves it is ${application.name} with a client secret. Apps that cannot keep a secret (mobile, browser, desktop) use PKCE instead and need none.</p>
 ${view.secrets.length === 0

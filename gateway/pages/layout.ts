@@ -27,6 +27,8 @@ export interface PageOptions {
   brand?: Brand | null;
   /** A wider card for lists and tables (account pages); sign-in and consent stay narrow. */
   wide?: boolean;
+  /** CSS a page adds to the frame's (a form's own rules); covered by the same CSP hash. */
+  extraStyle?: string;
 }
 
 const ACCENT = '#2457d6';
@@ -103,7 +105,8 @@ const LOGO = trusted(
 /** The whole document. The style block is per page (a brand colour changes it), so is its CSP hash. */
 export function renderPage(options: PageOptions): { body: string; styleHash: string } {
   const color = options.brand?.color && COLOR.test(options.brand.color) ? options.brand.color : null;
-  const style = color ? `${STYLE}:root{--accent:${color}}` : STYLE;
+  const base = options.extraStyle ? `${STYLE}${options.extraStyle}` : STYLE;
+  const style = color ? `${base}:root{--accent:${color}}` : base;
   const document = html`<!doctype html>
 <html lang="en">
 <head>

@@ -1,6 +1,7 @@
 /** Application records → the interface's Application creation response (interface §2). */
 import type { ApplicationRecord } from '../../storage/store.js';
 import type { Brand } from '../pages/layout.js';
+import { pageUrl } from '../hosted-pages/page-urls.js';
 
 const PUBLIC_FIELDS = ['description', 'url', 'image', 'privacy_statement'] as const;
 
@@ -23,17 +24,25 @@ export function presentApplication(application: ApplicationRecord, clientSecret:
     webhook_endpoints: [...application.webhook_endpoints],
     webhook_secret: null, // write-only
     client_secret: clientSecret,
-    page: application.page_slug
-      ? {
-          slug: application.page_slug,
-          published: application.page_published,
-          application: { id: application.id, name: application.name, is_private: isPrivate(application) },
-          url: `${options.pagesBase}/${application.page_slug}/`,
-        }
-      : null,
+    page: application.page_slug ? presentPage(application, options.pagesBase) : null,
     is_private: isPrivate(application),
     is_clientside_app: options.clientsidePrivacyUrl !== undefined && application.privacy_statement === options.clientsidePrivacyUrl,
   };
+}
+
+/** interface §2 "Page": the application's page (its `page_slug` must be set). */
+export function presentPage(application: ApplicationRecord, pagesBase: string) {
+  return {
+    slug: application.page_slug!,
+    published: application.page_published,
+    application: { id: application.id, name: application.name, is_private: isPrivate(application) },
+    url: pageUrl(pagesBase, application.page_slug!),
+  };
+}
+
+/** "Application list item: id (string), name (string), page_slug (string, nullable)." */
+export function presentApplicationListItem(application: ApplicationRecord) {
+  return { id: application.id, name: application.name, page_slug: application.page_slug };
 }
 
 /** How sign-in and consent screens are branded for an application ("brands the sign-in and consent screens"). */

@@ -6,6 +6,7 @@
  *   GET  /account                                              who, connected apps, owned apps
  *   POST /account/apps/:application_id/revoke                   revokeGrant → 303 /account
  *   GET  /account/applications/:id                              client id, redirect URIs, secrets
+ *   POST /account/applications/:id/settings                     updateApplicationSettings → 303, or 422 with inline errors
  *   POST /account/applications/:id/secrets                      addClientSecret → the secret, once
  *   POST /account/applications/:id/secrets/:secret_id/delete    deleteClientSecret → 303
  *   POST /account/delete                                        Store.deleteUser → "account deleted" page
@@ -29,6 +30,10 @@ import { csrfSession, FIELD_LIMITS, formBody, seeOther, stringField } from '../p
 import { forbiddenPage, messagePage, notFoundPage } from '../pages/messages.js';
 import { accountPage, applicationPage, secretCreatedPage, type SecretView } from '../pages/account.js';
 import type { AccountView } from '../pages/oauth.js';
+import { settingsForm, SETTINGS_STYLE, type SettingsValues } from '../pages/application-settings.js';
+import { updateApplicationSettings } from '../services/applications.js';
+import { ValidationError } from '../errors.js';
+import { pageUrl } from '../hosted-pages/page-urls.js';
 
 /** More would be a mistake; each secret is a way in. */
 const MAX_SECRETS = 20;
@@ -37,6 +42,7 @@ const NOTICES = new Map([
   ['revoked', 'Access revoked. The app can no longer use your data.'],
   ['secret_deleted', 'Client secret deleted. Every token issued under it has stopped working.'],
   ['secret_missing', 'That client secret no longer exists.'],
+  ['settings_saved', 'Settings saved.'],
 ]);
 
 export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
@@ -78,6 +84,33 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
     const application = await ownedApplication(ctx, found.user);
     if (!application) return;
     await sendApplicationPage(ctx, 200, application, found.session, { notice: noticeOf(ctx) });
+  });
+
+  table.page({ method: 'post', path: '/account/applications/:id/settings', name: 'saveApplicationSettings' }, async function saveSettings(ctx) {
+    const acting = await actingUser(ctx);
+    if (!acting) return;
+    const application = await ownedApplication(ctx, acting.user);
+    if (!application) return;
+    const field = (name: string) => (stringField(acting.body, name) ?? '').slice(0, 20_000);
+    const lines = (name: string) => field(name).split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+    const posted = acting.body.capabilities;
+    const capabilities = (Array.isArray(posted) ? posted : [posted]).filter((value): value is string => typeof value === 'string').slice(0, 20);
+    const values: SettingsValues = {
+      name: field('name'), description: field('description'), url: field('url'), image: field('image'), privacy_statement: field('privacy_statement'),
+      redirect_uris: field('redirect_uris'), webhook_endpoints: field('webhook_endpoints'), capabilities,
+    };
+    try {
+      await updateApplicationSettings(store, application, {
+        ...values, redirect_uris: lines('redirect_uris'), webhook_endpoints: lines('webhook_endpoints'),
+        webhook_secret: field('webhook_secret'), clear_webhook_secret: field('clear_webhook_secret') === '1',
+      }, { pagesBase: deps.config.pagesBase, webhookAllowedHosts: deps.config.webhookAllowedHosts });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const errors: Record<string, string[]> = {};
+      for (const issue of error.issues) (errors[String(issue.loc[1])] ??= []).push(issue.msg);
+      return sendApplicationPage(ctx, 422, application, acting.session, { error: 'Nothing was saved: fix the fields marked below.' }, { values, errors });
+    }
+    seeOther(ctx, `/account/applications/${encodeURIComponent(application.id)}?notice=settings_saved`);
   });
 
   table.page({ method: 'post', path: '/account/applications/:id/secrets', name: 'createClientSecret' }, async function createSecret(ctx) {
@@ -153,11 +186,25 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
 
   async function sendApplicationPage(
     ctx: Context, status: number, application: ApplicationRecord, session: SessionRecord, messages: { notice?: string | null; error?: string | null },
+    form?: { values: SettingsValues; errors: Record<string, string[]> },
   ): Promise<void> {
     const secrets = await store.client_secrets.find({ application_id: application.id }, { sort: { created_at: 1 } });
+    const values: SettingsValues = form?.values ?? {
+      name: application.name, description: application.description ?? '', url: application.url ?? '', image: application.image ?? '',
+      privacy_statement: application.privacy_statement ?? '', redirect_uris: application.redirect_uris.join('\n'),
+      webhook_endpoints: application.webhook_endpoints.join('\n'), capabilities: application.capabilities,
+    };
     sendPage(ctx, status, applicationPage({
       application: { id: application.id, name: application.name, redirectUris: application.redirect_uris, isPrivate: isPrivate(application) },
       secrets: secrets.map(secretView),
+      settings: {
+        form: settingsForm({
+          action: `/account/applications/${encodeURIComponent(application.id)}/settings`, csrfToken: session.csrf_token, values,
+          webhookSecretSet: application.webhook_secret !== null, errors: form?.errors ?? {},
+          pageUrl: application.page_slug ? pageUrl(deps.config.pagesBase, application.page_slug) : null,
+        }),
+        style: SETTINGS_STYLE,
+      },
       csrfToken: session.csrf_token,
       ...messages,
     }));

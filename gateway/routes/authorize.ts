@@ -23,6 +23,7 @@ import {
   callbackUrl, clientProblem, parseAuthorizationRequest, validationIssues, type AuthorizationRequest, type Query,
 } from '../auth/authorization-request.js';
 import { isLoopbackRedirect } from '../auth/redirect-uris.js';
+import { isOnPagesOrigin } from '../hosted-pages/page-urls.js';
 import { PURPOSE_CATEGORIES, consentLines, isScope, isSubset, withIdentity, type Scope } from '../auth/scopes.js';
 import { issueCode } from '../auth/authorization-codes.js';
 import { unionGrant } from '../services/accounts.js';
@@ -50,7 +51,7 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     const query = ctx.query as Query;
     const clientId = typeof query.client_id === 'string' && query.client_id.length <= 128 ? query.client_id : null;
     const application = clientId ? await store.applications.get(clientId) : null;
-    const problem = clientProblem(query, application);
+    const problem = clientProblem(query, application, (uri) => isOnPagesOrigin(deps.config.pagesBase, uri));
     if (problem || !application) return sendPage(ctx, 400, authorizationErrorPage(problem ?? { title: 'Unknown application', message: '' }));
 
     const issues = validationIssues(query);

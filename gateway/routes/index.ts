@@ -28,6 +28,8 @@ import { traceRoutes } from './traces.js';
 import { testRoutes } from './tests.js';
 import { accountStatusRoutes } from './account-status.js';
 import { portalRoutes } from './portal.js';
+import { applicationRoutes } from './applications.js';
+import { pageRoutes } from './pages.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -41,6 +43,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   userRoutes(table, deps);
   managedUserRoutes(table, deps);
   teamRoutes(table, deps);
+  applicationRoutes(table, deps);
+  pageRoutes(table, deps);
   sourceRoutes(table, deps);
   activityRoutes(table, deps);
   activitySeriesRoutes(table, deps);
