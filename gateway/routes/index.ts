@@ -28,6 +28,7 @@ import { traceRoutes } from './traces.js';
 import { testRoutes } from './tests.js';
 import { accountStatusRoutes } from './account-status.js';
 import { portalRoutes } from './portal.js';
+import { teamPageRoutes } from './team-pages.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -57,6 +58,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   testRoutes(table, deps);
   accountStatusRoutes(table, deps);
   portalRoutes(table, deps);
+  teamPageRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);
