@@ -102,7 +102,7 @@ ${view.owned.length === 0
 <a href="/account/applications/${encodeURIComponent(app.id)}">Settings</a>
 </div>`)}</div>`}
 <h2>Teams</h2>
-<p class="muted"><a href="/account/teams">Teams</a>: the teams you own or belong to, and the teams you let see your data.</p>
+<p class="muted">The teams you own or belong to, and the teams you let see your data. <a href="/account/teams">Manage teams</a></p>
 <form method="post" action="/signout" class="actions">${csrfField(view.csrfToken)}<button type="submit" class="secondary">Sign out</button></form>
 <h2>Delete your account</h2>
 <details class="confirm"${view.error ? html` open` : null}><summary>Delete account</summary>

@@ -62,8 +62,8 @@ function roleText(role: TeamRole): string {
 /** The team's name, image (or initial) and links. */
 function teamHeader(team: TeamView): Html {
   const image = /^https:\/\//i.test(team.image) ? team.image : null;
-  return html`<div class="app">${image ? html`<img src="${image}" alt="">` : html`<span class="initial" aria-hidden="true">${team.name.slice(0, 1).toUpperCase()}</span>`}<div><strong>${team.name}</strong>${team.description ? html`<p class="muted">${team.description}</p>` : null}</div></div>
-${team.url || team.privacyStatement ? html`<p class="muted">${team.url ? html`<a href="${team.url}" rel="noopener noreferrer">${team.url}</a>` : null}${team.url && team.privacyStatement ? ' · ' : null}${team.privacyStatement ? html`<a href="${team.privacyStatement}" rel="noopener noreferrer">Privacy statement</a>` : null}</p>` : null}`;
+  return html`<div class="app">${image ? html`<img src="${image}" alt="">` : html`<span class="initial" aria-hidden="true">${team.name.slice(0, 1).toUpperCase()}</span>`}<div><h1>${team.name}</h1>${team.description ? html`<p class="muted">${team.description}</p>` : null}</div></div>
+${team.url || team.privacyStatement ? html`<p class="muted">${team.url ? html`<a href="${team.url}" rel="noopener noreferrer">${team.url}</a>` : null}${team.url && team.privacyStatement ? ' · ' : null}${team.privacyStatement ? html`<a href="${team.privacyStatement}" rel="noopener noreferrer" class="nowrap">Privacy statement</a>` : null}</p>` : null}`;
 }
 
 function teamFields(values: TeamFormValues): Html {
@@ -180,7 +180,7 @@ ${view.url
 export function invitationPage(view: { team: TeamView; email: string; signedIn: { name: string; csrfToken: string; token: string } | null }): PageOptions {
   return {
     title: `Join ${view.team.name}`,
-    body: html`<h1>You are invited to join a team</h1>
+    body: html`<p class="lead">You are invited to join a team</p>
 ${teamHeader(view.team)}
 <p class="muted">This invitation was sent to ${view.email}. Members of a team see the data of the athletes who allow the team; joining shares nothing of yours.</p>
 ${view.signedIn

@@ -1,5 +1,5 @@
 /**
- * The team pages in a real browser (issue 14 item 2): an owner signs in, follows "Teams" from the
+ * The team pages in a real browser (issue 14 item 2): an owner signs in, follows "Manage teams" from the
  * account page, creates a team through the form and invites a second user; with no mail server
  * configured the link is shown once on the page, the second user (another browser context) opens it,
  * joins, and sees the team read-only; the owner sees them among the members; and an athlete revokes a
@@ -60,7 +60,8 @@ teams('creates a team, invites a second user who joins, and revokes an authorize
   for (const viewport of VIEWPORTS) {
     const owner = await signedIn(context, viewport, 'Maren', 'Holt');
     const { page } = owner;
-    await Promise.all([page.waitForURL(/\/account\/teams$/), page.getByRole('link', { name: 'Teams', exact: true }).click()]);
+    await shot(page, `${viewport.name}-account`);
+    await Promise.all([page.waitForURL(/\/account\/teams$/), page.getByRole('link', { name: 'Manage teams' }).click()]);
     assert.is(await page.locator('h1').textContent(), 'Teams');
     await shot(page, `${viewport.name}-empty`);
 
@@ -84,6 +85,7 @@ teams('creates a team, invites a second user who joins, and revokes an authorize
 
     await member.page.goto(link);
     assert.ok(await member.page.getByRole('button', { name: 'Join Endurance Squad' }).isVisible());
+    assert.is(await member.page.locator('h1').textContent(), 'Endurance Squad');
     await shot(member.page, `${viewport.name}-invitation`);
     await Promise.all([member.page.waitForURL(/notice=joined/), member.page.getByRole('button', { name: 'Join Endurance Squad' }).click()]);
     assert.ok(await member.page.getByText('You joined the team.').isVisible());
