@@ -2,8 +2,8 @@
  * The team pages in a real browser (issue 14 item 2): an owner signs in, follows "Manage teams" from the
  * account page, creates a team through the form and invites a second user; with no mail server
  * configured the link is shown once on the page, the second user (another browser context) opens it,
- * joins, and sees the team read-only; the owner sees them among the members; and an athlete revokes a
- * team they authorized. Screenshots at desktop (1280×800) and phone (390×844) size land in
+ * joins, and sees the team read-only; the owner sees them among the members; and that user, as an
+ * athlete, authorizes a club's team through the consent screen (the team variant) and revokes a team. Screenshots at desktop (1280×800) and phone (390×844) size land in
  * test-artifacts/screenshots/team-*.png. The same flows over HTTP: test/gateway/team-pages.test.ts.
  */
 import { skipUnless, suite } from '../support/uvu.js';
@@ -15,10 +15,14 @@ import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.
 import { createUser } from '../../gateway/services/accounts.js';
 import { createTeam } from '../../gateway/services/teams.js';
 import { authorizeTeam } from '../../gateway/services/team-access.js';
+import { makeApp, pkcePair } from '../support/oauth.js';
+import type { ApplicationRecord } from '../../storage/store.js';
 
 interface Context {
   stack: TestStack;
   browser: Browser;
+  /** A public coaching app whose consent screen carries the team variant. */
+  app: ApplicationRecord;
 }
 
 const teams = suite<Context>('browser team pages');
@@ -29,10 +33,20 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
 ] as const;
 const PASSWORD = 'correct horse battery';
+const CALLBACK = 'https://coachly.example.com/callback';
+/** The app's logo, served by the test for its https URL. */
+const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><rect width="48" height="48" rx="10" fill="#0e7c66"/><path d="M12 32l8-10 6 6 10-12" stroke="#fff" stroke-width="4" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
 teams.before(async (context) => {
   context.stack = await startStack();
   context.browser = await launchChromium();
+  const { app } = await makeApp(context.stack, { redirectUris: [CALLBACK] });
+  context.app = (await context.stack.store.applications.updateOne({ id: app.id }, {
+    set: {
+      name: 'Coachly', description: 'Coaching plans', url: 'https://coachly.example.com', image: `${CALLBACK.replace('/callback', '')}/logo.svg`, privacy_statement: 'https://coachly.example.com/privacy',
+      purposes: { activities: 'Your coach reads your rides to plan the next week.', wellness: 'Your coach plans recovery from your sleep and resting heart rate.' },
+    },
+  }))!;
 });
 teams.after(async (context) => {
   await context.browser?.close();
@@ -56,7 +70,7 @@ async function signedIn(context: Context, viewport: (typeof VIEWPORTS)[number], 
   return { id: user.id, email, browser, page };
 }
 
-teams('creates a team, invites a second user who joins, and revokes an authorized team, in Chromium', async (context) => {
+teams('creates a team, invites a second user who joins, authorizes a team on the consent screen and revokes it, in Chromium', async (context) => {
   for (const viewport of VIEWPORTS) {
     const owner = await signedIn(context, viewport, 'Maren', 'Holt');
     const { page } = owner;
@@ -101,18 +115,33 @@ teams('creates a team, invites a second user who joins, and revokes an authorize
     assert.ok(await page.getByText('Jonas Berg').isVisible());
     await shot(page, `${viewport.name}-owner-members`);
 
-    // The member, as an athlete, lets two teams see their data and revokes one.
+    // The member, as an athlete, lets a club's team see their data through the consent screen (another
+    // team was allowed before), then revokes one.
     const coach = await createUser(context.stack.store, { email: null, first_name: 'Club', last_name: 'Coach' });
-    for (const [name, scopes] of [['Riverside Cycling Club', ['activities:read']], ['Track Tuesdays', ['activities:read', 'wellness:read']]] as const) {
-      const team = await createTeam(context.stack.store, coach.id, { name, description: 'Club sessions' });
-      await authorizeTeam(context.stack.store, team.id, member.id, scopes);
-    }
+    const club = await createTeam(context.stack.store, coach.id, { name: 'Riverside Cycling Club', description: 'Tuesday intervals and the Sunday long ride', url: 'https://riverside.example.com' });
+    const earlier = await createTeam(context.stack.store, coach.id, { name: 'Track Tuesdays', description: 'Club sessions' });
+    await authorizeTeam(context.stack.store, earlier.id, member.id, ['activities:read', 'wellness:read']);
+    await member.page.route('https://coachly.example.com/logo.svg', (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO }));
+    const authorize = new URL('/oauth/authorize', context.stack.baseUrl);
+    for (const [key, value] of Object.entries({
+      response_type: 'code', client_id: context.app.id, redirect_uri: CALLBACK, scope: 'openid activities:read wellness:read', team_id: club.id,
+      code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 'st',
+    })) authorize.searchParams.set(key, value);
+    await member.page.goto(authorize.href);
+    await shot(member.page, `${viewport.name}-team-consent`);
+    assert.ok(await member.page.getByText('Also share with the team “Riverside Cycling Club”').isVisible());
+    // The browser is sent back to the app with a code (the app's host does not exist here, so only the request is observed).
+    const [back] = await Promise.all([member.page.waitForRequest((request) => request.url().startsWith(CALLBACK)), member.page.getByRole('button', { name: 'Allow' }).click()]);
+    assert.ok(new URL(back.url()).searchParams.get('code'));
+    await member.page.close();
+    member.page = await member.browser.newPage();
     await member.page.goto(`${context.stack.baseUrl}/account/teams`);
     assert.is(await member.page.getByRole('button', { name: 'Revoke' }).count(), 2);
     await shot(member.page, `${viewport.name}-authorized`);
     await Promise.all([member.page.waitForURL(/notice=revoked/), member.page.getByRole('button', { name: 'Revoke' }).first().click()]);
     assert.ok(await member.page.getByText('Access revoked').isVisible());
     assert.is(await member.page.getByRole('button', { name: 'Revoke' }).count(), 1);
+    assert.is(await member.page.getByText('Riverside Cycling Club').count(), 0, 'the team allowed on the consent screen is gone');
     await shot(member.page, `${viewport.name}-revoked`);
 
     await owner.browser.close();
