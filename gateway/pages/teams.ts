@@ -119,7 +119,14 @@ ${view.authorized.length === 0
 }
 
 /** The owner's page: edit, members (with Remove), invite. */
-export function ownedTeamPage(view: Messages & { team: TeamView; members: MemberView[]; form?: TeamFormValues | null; csrfToken: string }): PageOptions {
+export function ownedTeamPage(view: Messages & {
+  team: TeamView;
+  members: MemberView[];
+  form?: TeamFormValues | null;
+  csrfToken: string;
+  /** Invitations are emailed (SMTP configured); otherwise the link is shown once for the owner to pass on. */
+  emailsInvitations: boolean;
+}): PageOptions {
   const base = `/account/teams/${encodeURIComponent(view.team.id)}`;
   const values = view.form ?? { name: view.team.name, description: view.team.description, url: view.team.url, image: view.team.image, privacy_statement: view.team.privacyStatement };
   return {
@@ -134,7 +141,7 @@ ${notices(view)}
 ${member.role === 'owner' ? null : html`<form method="post" action="${base}/members/${encodeURIComponent(member.userId)}/remove" class="inline">${csrfField(view.csrfToken)}<button type="submit" class="secondary" title="${member.name} leaves the team at once">Remove</button></form>`}
 </div>`)}</div>
 <h2>Invite a member</h2>
-<p class="muted">We email a link that works once, for 7 days. Whoever opens it while signed in joins as a member.</p>
+<p class="muted">${view.emailsInvitations ? 'We email a link' : 'You get a link to pass on (this server sends no email)'} that works once, for 7 days. Whoever opens it while signed in joins as a member.</p>
 <form method="post" action="${base}/invitations">${csrfField(view.csrfToken)}
 <label for="email">Email address</label>
 <input id="email" type="email" name="email" maxlength="320" autocomplete="off" required>

@@ -173,7 +173,7 @@ export function teamPageRoutes(table: RouteTable, deps: GatewayDeps): void {
     ctx: Context, status: number, team: TeamRecord, session: SessionRecord, messages: { notice?: string | null; error?: string | null; form?: TeamFormValues },
   ): Promise<void> {
     const members = (await teamMembers(store, team.id)).map(({ user, role }) => memberView(user, role, true));
-    sendPage(ctx, status, ownedTeamPage({ team: teamView(team), members, csrfToken: session.csrf_token, ...messages }));
+    sendPage(ctx, status, ownedTeamPage({ team: teamView(team), members, csrfToken: session.csrf_token, emailsInvitations: deps.config.smtpUrl !== null, ...messages }));
   }
 
   /** For a POST: the CSRF-checked, signed-in user; otherwise the 403 page or 303 /signin was sent. */

@@ -89,6 +89,7 @@ teams('creates a team, invites a second user who joins, authorizes a team on the
     assert.ok(await page.getByText('Team created.').isVisible());
     await shot(page, `${viewport.name}-created`);
 
+    assert.ok(await page.getByText('You get a link to pass on (this server sends no email)').isVisible());
     const member = await signedIn(context, viewport, 'Jonas', 'Berg');
     await page.fill('#email', member.email);
     await Promise.all([page.waitForURL(/\/invitations$/), page.getByRole('button', { name: 'Send invitation' }).click()]);

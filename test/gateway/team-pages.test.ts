@@ -96,6 +96,7 @@ pages('creates a team from the form, escaping what was typed, and edits it as it
   assert.match(page, 'Team created.');
   assert.match(page, owner.email, 'the owner sees the members\' addresses');
   assert.match(page, 'Save changes');
+  assert.match(page, 'We email a link that works once');
   const listed = await (await owner.jar.get('/account/teams')).text();
   assert.match(listed, `href="/account/teams/${teamId}">Manage</a>`);
 
