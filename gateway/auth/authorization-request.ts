@@ -34,6 +34,8 @@ export interface AuthorizationRequest {
   prompt: Prompt | null;
   email_auth_mode: EmailAuthMode;
   integration: Integration | null;
+  /** The team variant (ours): the user also authorizes this team to see the requested data. */
+  team_id: string | null;
 }
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -87,7 +89,7 @@ export function parseAuthorizationRequest(
   if (state === null) return fail('invalid_request', 'state was given more than once');
   if (state !== undefined && state.length > MAX_OPAQUE_LENGTH) return fail('invalid_request', `state is longer than ${MAX_OPAQUE_LENGTH} characters`);
 
-  const repeated = ['scope', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt'].find((name) => Array.isArray(query[name]));
+  const repeated = ['scope', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'team_id'].find((name) => Array.isArray(query[name]));
   if (repeated) return fail('invalid_request', `${repeated} was given more than once`);
   const text = (name: string) => query[name] as string | undefined;
 
@@ -110,6 +112,9 @@ export function parseAuthorizationRequest(
     // A client without a secret can only prove itself with PKCE.
     return fail('invalid_request', 'code_challenge (PKCE, S256) is required: this application has no client secret');
   }
+
+  const teamId = text('team_id');
+  if (teamId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(teamId)) return fail('invalid_request', 'team_id is not a team id');
 
   let prompt: Prompt | null = null;
   const promptText = text('prompt');
@@ -134,6 +139,7 @@ export function parseAuthorizationRequest(
       prompt,
       email_auth_mode: (text('email_auth_mode') as EmailAuthMode | undefined) ?? 'enabled',
       integration: (text('integration') as Integration | undefined) ?? null,
+      team_id: teamId ?? null,
     },
   };
 }

@@ -101,6 +101,8 @@ ${view.owned.length === 0
 <div><strong>${app.name}</strong><p class="muted">${app.isPrivate ? 'Private: only your account can connect' : 'Public'}</p></div>
 <a href="/account/applications/${encodeURIComponent(app.id)}">Settings</a>
 </div>`)}</div>`}
+<h2>Teams</h2>
+<p class="muted">The teams you own or belong to, and the teams you let see your data. <a href="/account/teams">Manage teams</a></p>
 <form method="post" action="/signout" class="actions">${csrfField(view.csrfToken)}<button type="submit" class="secondary">Sign out</button></form>
 <h2>Delete your account</h2>
 <details class="confirm"${view.error ? html` open` : null}><summary>Delete account</summary>

@@ -51,8 +51,11 @@ h2{font-size:1rem;margin:1.5rem 0 .5rem}
 p{margin:.5rem 0}
 .muted{color:var(--muted);font-size:.925rem}
 label{display:block;font-weight:600;font-size:.925rem;margin:1rem 0 .35rem}
-input[type=email],input[type=password],input[type=text]{width:100%;padding:.7rem .8rem;border:1px solid #c5cbd5;border-radius:8px;font:inherit;background:#fff}
-input:focus{outline:3px solid color-mix(in srgb,var(--accent) 30%,transparent);border-color:var(--accent)}
+input[type=email],input[type=password],input[type=text],input[type=url],textarea{width:100%;padding:.7rem .8rem;border:1px solid #c5cbd5;border-radius:8px;font:inherit;background:#fff}
+textarea{resize:vertical}
+details.create{margin:1rem 0}details.create summary{cursor:pointer;color:var(--accent);font-weight:600}
+label .muted{font-weight:400}.app h1{margin:0 0 .15rem}.app .muted{margin:0}.nowrap{white-space:nowrap}
+input:focus,textarea:focus{outline:3px solid color-mix(in srgb,var(--accent) 30%,transparent);border-color:var(--accent)}
 button,.button{display:inline-block;width:100%;margin-top:1.1rem;padding:.75rem 1rem;border:0;border-radius:8px;background:var(--accent);color:#fff;font:inherit;font-weight:600;cursor:pointer;text-align:center;text-decoration:none}
 button.secondary,.button.secondary{background:#fff;color:var(--ink);border:1px solid #c5cbd5}
 button.danger{background:var(--danger)}

@@ -38,6 +38,8 @@ export function consentPage(view: {
   redirectOrigin: string;
   interactionId: string;
   csrfToken: string;
+  /** The team variant: the team the user also lets see their data, and what it will see. */
+  team?: TeamConsentView | null;
 }): PageOptions {
   const { brand } = view;
   const action = `/oauth/interaction/${encodeURIComponent(view.interactionId)}/decision`;
@@ -54,6 +56,7 @@ ${accountChip(view.account)}
 ${view.loopback ? html`<p class="notice warn" role="alert"><strong>This app runs on this device.</strong> Your answer is sent to a program on this computer (${view.redirectOrigin}). Continue only if you started ${brand.name} yourself.</p>` : null}
 ${requested}
 ${view.alreadyGranted.length > 0 ? html`<p class="muted">Already allowed: ${view.alreadyGranted.join(', ')}.</p>` : null}
+${view.team ? teamConsent(view.team) : null}
 <form method="post" action="${action}">
 <input type="hidden" name="csrf" value="${view.csrfToken}">
 <div class="row">
@@ -68,6 +71,26 @@ ${view.alreadyGranted.length > 0 ? html`<p class="muted">Already allowed: ${view
 <p class="muted">Not you? <button type="submit" class="link">Use another account</button></p>
 </form>`,
   };
+}
+
+export interface TeamConsentView {
+  name: string;
+  description: string;
+  url: string;
+  /** What the team will see, in the consent screen's words. */
+  lines: string[];
+}
+
+/** The team variant's part of the consent screen: which team, what it sees, where to revoke it. */
+function teamConsent(team: TeamConsentView): Html {
+  return html`<div class="notice team" role="group" aria-label="Team access">
+<p><strong>Also share with the team &ldquo;${team.name}&rdquo;</strong></p>
+${team.description ? html`<p class="muted">${team.description}</p>` : null}
+${team.url ? html`<p class="muted"><a href="${team.url}" rel="noopener noreferrer">${team.url}</a></p>` : null}
+<p>Its members (a coach or a club) will be able to see, for as long as you allow it:</p>
+<ul class="plain">${team.lines.map((line) => html`<li>${line}</li>`)}</ul>
+<p class="muted">Revoke the team's access at any time under Teams in your Threshold account.</p>
+</div>`;
 }
 
 /** The client or its redirect URI is unusable: explain, and never link back to the client. */

@@ -10,8 +10,10 @@
  *
  * An interaction belongs to the browser session that started it (sign-in moves it to the new session)
  * and, once the consent screen was shown, to that user: a decision from another session or another
- * account is refused, and a second decision finds it consumed. Kept honest by
- * test/gateway/authorize.test.ts and test/browser/oauth-flow.test.ts.
+ * account is refused, and a second decision finds it consumed. With `team_id` (the team variant,
+ * auth/team-consent.ts) the consent screen also names the team and what it will see, and approving
+ * records the user's authorization of the team as well as the app's grant. Kept honest by
+ * test/gateway/authorize.test.ts, test/gateway/team-consent.test.ts and test/browser/oauth-flow.test.ts.
  */
 import type { Context } from 'koa';
 import type { ApplicationRecord, InteractionRecord, SessionRecord, UserRecord } from '../../storage/store.js';
@@ -27,6 +29,7 @@ import { isOnPagesOrigin } from '../hosted-pages/page-urls.js';
 import { PURPOSE_CATEGORIES, consentLines, isScope, isSubset, withIdentity, type Scope } from '../auth/scopes.js';
 import { issueCode } from '../auth/authorization-codes.js';
 import { unionGrant } from '../services/accounts.js';
+import { recordTeamConsent, teamAuthorizationCovers, teamScopes } from '../auth/team-consent.js';
 import { brandOf, isPrivate } from '../presenters/application.js';
 import { seeOther, withInteraction } from '../pages/forms.js';
 import { INTERACTION_TTL_MS, liveInteraction, newInteractionId } from '../services/interactions.js';
@@ -64,6 +67,11 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     if (parsed.request.integration) {
       // The provider hand-off arrives with the integrations; until then no provider is configured.
       return sendPage(ctx, 501, integrationNotConfiguredPage({ brand: brandOf(application), provider: PROVIDER_NAMES[parsed.request.integration]! }));
+    }
+    if (parsed.request.team_id !== null) {
+      const back = (error: string, description: string) => seeOther(ctx, callbackUrl(parsed.request.redirect_uri, issuer, { error, error_description: description, state: parsed.request.state }));
+      if (!(await store.teams.get(parsed.request.team_id))) return back('invalid_request', 'team_id names no team');
+      if (teamScopes(parsed.request.scopes).length === 0) return back('invalid_scope', 'a team can only be given data scopes (not email, sharing or offline_access)');
     }
 
     const session = await sessions.ensure(ctx);
@@ -162,12 +170,19 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
       if (missingPurposes.length > 0) return sendPage(ctx, 403, notReadyPage({ brand, missingPurposes }));
     }
 
+    // The team variant: the team must still exist; its consent is always asked until it covers the request.
+    const teamId = request.team_id ?? null;
+    const team = teamId ? await store.teams.get(teamId) : null;
+    if (teamId && !team) return sendPage(ctx, 400, authorizationErrorPage({ title: 'This team no longer exists', message: 'Return to the app you came from and start again.' }));
+    const forTeam = teamScopes(requested);
+    const teamCovered = !team || (await teamAuthorizationCovers(store, team.id, user.id, forTeam));
+
     const grant = await store.grants.findOne({ user_id: user.id, application_id: application.id });
     const granted = new Set(grant?.scopes ?? []);
     const loopback = isLoopbackRedirect(request.redirect_uri);
     // "none skips consent when the user is signed in and already granted these scopes … Consent is
     // always shown for a loopback redirect."
-    if (request.prompt === 'none' && !loopback && isSubset(requested, grant?.scopes.filter(isScope) ?? [])) {
+    if (request.prompt === 'none' && !loopback && teamCovered && isSubset(requested, grant?.scopes.filter(isScope) ?? [])) {
       const consumed = await store.interactions.updateOne({ id: interaction.id, consumed_at: null }, { set: { consumed_at: Date.now() } });
       if (consumed) return sendCode(ctx, request, application, user, session);
     }
@@ -181,12 +196,20 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
       redirectOrigin: redirectOrigin(request.redirect_uri),
       interactionId: interaction.id,
       csrfToken: session.csrf_token,
+      team: team ? {
+        name: team.name, description: team.description ?? '', url: team.url ?? '', lines: consentLines(forTeam).map((line) => line.title),
+      } : null,
     }));
   }
 
   /** Records the consent (the grant becomes the union) and sends the browser back with a code. */
   async function sendCode(ctx: Context, request: AuthorizationRequest, application: ApplicationRecord, user: UserRecord, session: SessionRecord): Promise<void> {
     const scopes: Scope[] = withIdentity(request.scopes);
+    const teamId = request.team_id ?? null;
+    if (teamId) {
+      if (!(await store.teams.get(teamId))) return sendPage(ctx, 400, authorizationErrorPage({ title: 'This team no longer exists', message: 'Nothing was shared. Return to the app you came from and start again.' }));
+      await recordTeamConsent(store, teamId, user.id, teamScopes(scopes));
+    }
     const grant = await unionGrant(store, user.id, application.id, scopes);
     const code = await issueCode(store, {
       userId: user.id,

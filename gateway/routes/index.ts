@@ -30,6 +30,7 @@ import { accountStatusRoutes } from './account-status.js';
 import { portalRoutes } from './portal.js';
 import { applicationRoutes } from './applications.js';
 import { pageRoutes } from './pages.js';
+import { teamPageRoutes } from './team-pages.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -61,6 +62,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   testRoutes(table, deps);
   accountStatusRoutes(table, deps);
   portalRoutes(table, deps);
+  teamPageRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);

@@ -8,7 +8,7 @@
  * used up by one conditional write. Whoever holds the link and is signed in joins as a member; the
  * address it was sent to is shown on the confirm page, not enforced (people sign in with another
  * address than the one a coach knows). Deliberately not here: sending the mail (the page does) and who
- * is signed in (the routes). Kept honest by test/gateway/team-management.test.ts and test/cli.
+ * is signed in (the routes). Kept honest by test/gateway/team-pages.test.ts and test/cli.
  */
 import { randomBytes } from 'node:crypto';
 import type { Store, TeamInvitationRecord, TeamRecord, UserRecord } from '../../storage/store.js';

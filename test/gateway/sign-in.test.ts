@@ -6,9 +6,9 @@
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
+import type { SMTPServer } from 'smtp-server';
 import { startStack, type TestStack } from '../support/stack.js';
+import { mailTo, startMailCatcher } from '../support/mail-catcher.js';
 import { CookieJar, csrfFrom, locationOf, signIn } from '../support/browser-session.js';
 import { createApplication, createUser } from '../../gateway/services/accounts.js';
 import { hashPassword } from '../../gateway/auth/passwords.js';
@@ -23,26 +23,6 @@ interface Context {
   smtp: SMTPServer;
   smtpUrl: string;
   mails: string[];
-}
-
-/** A real SMTP server on a free port that keeps every mail it receives. */
-async function startMailCatcher(): Promise<Pick<Context, 'smtp' | 'smtpUrl' | 'mails'>> {
-  const mails: string[] = [];
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        mails.push(Buffer.concat(chunks).toString('utf8'));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  return { smtp, mails, smtpUrl: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}` };
 }
 
 const signin = suite<Context>('sign-in');
@@ -67,21 +47,6 @@ async function userWithPassword(stack: TestStack, password = 'correct horse batt
   const email = uniqueEmail('user');
   const user = await createUser(stack.store, { email, password });
   return { user, email, password };
-}
-
-/** Decodes quoted-printable soft breaks and escapes (nodemailer wraps long lines). */
-function decodeMail(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
-/** The mail sent to `to` (the send is awaited before the page answers, so it is already here). */
-async function mailTo(context: Context, to: string): Promise<string | null> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const found = context.mails.map(decodeMail).find((mail) => new RegExp(`^To: .*${to.replace(/[.+]/g, '\\$&')}`, 'mi').test(mail));
-    if (found || Date.now() > deadline) return found ?? null;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 function linkTokenIn(mail: string): string {

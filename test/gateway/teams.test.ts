@@ -3,7 +3,7 @@
  * owner, a member and a stranger, with personal, app and delegated tokens; a managed user authorizing and
  * revoking a team through a delegated token; and every delegated token minted through a revoked
  * authorization dying at once. Teams and memberships are written straight into the store here; creating
- * them through the service, the CLI and the pages is tested in team-management.test.ts.
+ * them through the service, the CLI and the pages is tested in test/cli/teams.test.ts and team-pages.test.ts.
  */
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
