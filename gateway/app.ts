@@ -1,7 +1,7 @@
 /**
  * createApp(deps) → the Koa application, without listening (tests mount it on port 0).
  * Middleware order: request id and logs → closing connections whose request was not read to the end →
- * error writer → routes. Each route's chain (route-table.ts) authenticates, checks its scope and parses
+ * CORS (API and token endpoint only; it answers preflights itself) → error writer → routes. Each route's chain (route-table.ts) authenticates, checks its scope and parses
  * its body itself.
  */
 import Koa from 'koa';
@@ -12,6 +12,7 @@ import { logRequests } from './middleware/log-requests.js';
 import { closeUnreadRequests } from './middleware/close-unread-requests.js';
 import { authenticate, refuseDelegated, requireScope } from './middleware/authenticate.js';
 import { parseBody } from './middleware/parse-body.js';
+import { apiCors } from './middleware/cors.js';
 import { RouteTable } from './route-table.js';
 import { addRoutes } from './routes/index.js';
 
@@ -29,6 +30,7 @@ export function createApp(deps: GatewayDeps): Koa {
 
   app.use(logRequests(deps.logger));
   app.use(closeUnreadRequests());
+  app.use(apiCors({ store: deps.store, pagesBase: deps.config.pagesBase, extraOrigins: deps.config.corsAllowedOrigins, logger: deps.logger }));
   app.use(handleErrors());
   app.use(router.routes());
   app.use(router.allowedMethods());

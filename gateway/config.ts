@@ -70,6 +70,12 @@ export interface GatewayConfig {
    * receiver); they are neither resolved nor range-checked at registration, and may use http.
    */
   webhookAllowedHosts: string[];
+  /**
+   * CORS_ALLOWED_ORIGINS: origins (comma-separated, exact: scheme, host and port) that may call the API
+   * from a browser besides the registered redirect-URI and page origins; `*` alone admits any origin.
+   * Credentials are never allowed, so `*` never exposes the service's cookies.
+   */
+  corsAllowedOrigins: string[];
   store: StoreConfig;
 }
 
@@ -91,6 +97,7 @@ export const GATEWAY_DEFAULTS = {
   pageMaxFiles: 1000, // PAGE_MAX_FILES: a built single-page app has tens of files
   pageMaxBytes: 50 * 1024 * 1024, // PAGE_MAX_BYTES: 50 MiB per deploy
   // WEBHOOK_ALLOWED_HOSTS: unset, so only public https hosts are accepted
+  // CORS_ALLOWED_ORIGINS: unset, so only the registered redirect-URI origins and the page origins
 } as const;
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
@@ -118,6 +125,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     pageMaxFiles: readInteger(env, 'PAGE_MAX_FILES', GATEWAY_DEFAULTS.pageMaxFiles, { min: 1, max: 100_000 }, problems),
     pageMaxBytes: readInteger(env, 'PAGE_MAX_BYTES', GATEWAY_DEFAULTS.pageMaxBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
     webhookAllowedHosts: (present(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
+    corsAllowedOrigins: readCorsOrigins(env, problems),
     store: readStoreConfig(env, problems),
   };
   config.pagesPort = readInteger(env, 'PAGES_PORT', port === 0 ? 0 : Math.min(port + 1, 65535), { min: 0, max: 65535 }, problems);
@@ -163,6 +171,26 @@ function readBaseUrl(env: Env, problems: string[]): string {
     return raw;
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/** Exact origins (`https://app.example.com`, `http://localhost:5173`), or `*` alone. */
+function readCorsOrigins(env: Env, problems: string[]): string[] {
+  const entries = (present(env, 'CORS_ALLOWED_ORIGINS') ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.includes('*')) {
+    if (entries.length > 1) problems.push('CORS_ALLOWED_ORIGINS: `*` admits any origin and stands alone');
+    return ['*'];
+  }
+  const origins: string[] = [];
+  for (const entry of entries) {
+    const bare = entry.replace(/\/$/, '');
+    const url = URL.canParse(bare) ? new URL(bare) : null;
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== bare.toLowerCase()) {
+      problems.push(`CORS_ALLOWED_ORIGINS must list origins like https://app.example.com (scheme, host, optional port; no path) (got '${entry}')`);
+    } else {
+      origins.push(url.origin);
+    }
+  }
+  return origins;
 }
 
 function readSmtpUrl(env: Env, problems: string[]): string | null {

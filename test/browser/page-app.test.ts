@@ -1,16 +1,13 @@
 /**
- * A hosted page end to end in Chromium (issue 14, Pages): the owner edits the application on its settings
- * page, deploys a small static single-page app through the API, and the app signs in with PKCE (S256)
- * against this service, coming back to the page URL its slug registered, then exchanges the code and
- * calls the API from the page's origin.
- *
- * The exchange from the page's origin is where CORS decides. The token endpoint and the API send no CORS
- * headers yet (issue 16 adds them, never with credentials), so the browser sends the form POST (a simple
- * request: the code is redeemed) but withholds the answer from the page. The test accepts either outcome
- * and checks which one it got: signed in and the API answered, or exactly that block (no
- * Access-Control-Allow-Origin on the token endpoint's answer). Security: the page reads none of the
- * service's cookies and cannot read a credentialed answer of the service. Screenshots at desktop and
- * phone size land in test-artifacts/screenshots/.
+ * A hosted page end to end in Chromium (issue 14, Pages; issue 16 item 1, CORS): the owner edits the
+ * application on its settings page, deploys a small static single-page app through the API, and the app
+ * signs in with PKCE (S256) against this service, coming back to the page URL its slug registered, then
+ * exchanges the code at the token endpoint and calls the API (userinfo and the activity list) with the
+ * bearer token, all from the page's origin, and shows the answers. That works because the API and the token
+ * endpoint answer the page's origin with CORS headers (gateway/middleware/cors.ts), never with
+ * credentials. Security: the page reads none of the service's cookies, and neither the account page nor
+ * a credentialed API call is readable from it. Screenshots at desktop and phone size land in
+ * test-artifacts/screenshots/.
  */
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -49,13 +46,15 @@ const INDEX = `<!doctype html>
 <title>Cadence · training notes</title><link rel="stylesheet" href="style.css"></head>
 <body><main><h1>Cadence</h1><p class="lead">Your rides, in one quiet page.</p>
 <button id="signin" type="button">Sign in with Threshold</button>
-<p id="status" role="status">Not signed in.</p><pre id="result"></pre></main>
+<p id="status" role="status">Not signed in.</p><dl id="result" hidden><dt>Athlete id</dt><dd id="sub"></dd><dt>Activities</dt><dd id="activities"></dd></dl></main>
 <script type="module" src="app.js"></script></body></html>`;
 
 const STYLE = `body{margin:0;font:16px/1.5 system-ui,sans-serif;background:#0f172a;color:#e2e8f0}
 main{max-width:34rem;margin:0 auto;padding:3rem 1.25rem}h1{font-size:2rem;margin:0}
 .lead{color:#94a3b8}button{padding:.75rem 1.25rem;border:0;border-radius:8px;background:#38bdf8;color:#0f172a;font:inherit;font-weight:600}
-#status{margin-top:1.5rem;padding:.75rem;border-radius:8px;background:#1e293b}pre{white-space:pre-wrap;color:#94a3b8}`;
+#status{margin-top:1.5rem;padding:.75rem;border-radius:8px;background:#1e293b}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.5rem 1rem;margin:1rem 0 0;padding:1rem;border:1px solid #1e293b;border-radius:8px}
+dt{color:#94a3b8}dd{margin:0;overflow-wrap:anywhere}`;
 
 /** The single-page app: PKCE S256 with Web Crypto, the verifier in sessionStorage, the code exchanged by fetch. */
 function appScript(service: string, clientId: string): string {
@@ -83,12 +82,23 @@ if (params.has('code')) {
     const response = await fetch(new URL('/api/v1/oauth/token', service), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: redirectUri, client_id: clientId, code_verifier: saved.verifier }) });
     const tokens = await response.json();
-    const me = await (await fetch(new URL('/api/v1/oauth/userinfo', service), { headers: { authorization: 'Bearer ' + tokens.access_token } })).json();
-    status.textContent = 'Signed in as ' + me.name;
+    if (!response.ok) throw new Error('token endpoint: ' + (tokens.error_description || tokens.error));
+    history.replaceState(null, '', redirectUri);
+    const bearer = { authorization: 'Bearer ' + tokens.access_token };
+    const me = await (await fetch(new URL('/api/v1/oauth/userinfo', service), { headers: bearer })).json();
+    const activities = await fetch(new URL('/api/v1/activities/?limit=5', service), { headers: bearer });
+    const list = await activities.json();
+    const items = Array.isArray(list) ? list : (list.items || list.data || []);
+    status.textContent = 'Signed in as ' + me.name + '.';
+    document.getElementById('sub').textContent = me.sub;
+    document.getElementById('activities').textContent = activities.ok ? (items.length === 0 ? 'None yet: upload a ride to see it here.' : items.length + ' recent') : 'HTTP ' + activities.status;
+    document.getElementById('result').hidden = false;
+    document.getElementById('signin').hidden = true;
+    document.body.dataset.activitiesStatus = String(activities.status);
     document.body.dataset.outcome = 'signed-in';
   } catch (error) {
-    status.textContent = 'The browser withheld the token endpoint\\'s answer from this page (' + error.message + '): the service sends no CORS headers yet.';
-    document.body.dataset.outcome = 'blocked';
+    status.textContent = 'Signing in failed: ' + error.message;
+    document.body.dataset.outcome = 'failed';
   }
 }
 try { document.body.dataset.cookies = document.cookie; } catch { document.body.dataset.cookies = 'unreadable'; }
@@ -161,16 +171,22 @@ flow('deploys a single-page app that signs in with PKCE against the service, at 
     await page.waitForSelector('body[data-outcome]');
     assert.is(await page.getAttribute('body', 'data-code'), 'received');
     assert.is(await page.getAttribute('body', 'data-state-matches'), 'true');
-    const outcome = await page.getAttribute('body', 'data-outcome');
-    if (outcome === 'signed-in') {
-      assert.match(await page.textContent('#status') ?? '', 'Signed in as Ada Lovelace');
-    } else {
-      // The one thing missing is CORS on the token endpoint (issue 16): its answer has no Access-Control-Allow-Origin.
-      const probe = await fetch(`${stack.baseUrl}/api/v1/oauth/token`, { method: 'POST', headers: { origin: new URL(pageUrl).origin, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code&code=x' });
-      assert.is(probe.headers.get('access-control-allow-origin'), null);
-      const codes = await stack.store.authorization_codes.find({ application_id: app.id });
-      assert.ok(codes.length === 1 && codes[0]!.consumed_at != null, 'the page\'s exchange reached the token endpoint and redeemed the code');
-    }
+    assert.is(await page.getAttribute('body', 'data-outcome'), 'signed-in', await page.textContent('#status') ?? '');
+    assert.match(await page.textContent('#status') ?? '', 'Signed in as Ada Lovelace');
+    assert.is(await page.textContent('#sub'), owner.id);
+    assert.is(await page.getAttribute('body', 'data-activities-status'), '200');
+    const codes = await stack.store.authorization_codes.find({ application_id: app.id });
+    assert.ok(codes.length === 1 && codes[0]!.consumed_at != null, 'the page redeemed its code');
+    // Never with credentials: a cookie-carrying API call from the page stays unreadable.
+    const credentialedApi = await page.evaluate(async (service) => {
+      try {
+        const response = await fetch(`${service}/api/v1/activities/`, { credentials: 'include' });
+        return `read ${response.status}`;
+      } catch (error) {
+        return `blocked: ${(error as Error).message}`;
+      }
+    }, stack.baseUrl);
+    assert.match(credentialedApi, /^blocked/, credentialedApi);
     await shot(page, `${viewport.name}-page-app-after-sign-in`);
     await browserContext.close();
   }
