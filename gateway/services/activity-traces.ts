@@ -25,6 +25,11 @@ export interface ActivitySpan {
 export async function tracesByActivity(store: Store, userId: string, activities: readonly ActivitySpan[], principal: Principal): Promise<Map<string, object[]>> {
   const out = new Map<string, object[]>(activities.map((activity) => [activity.id, []]));
   if (activities.length === 0) return out;
+  // Most pages hold no trace at all: one indexed probe over the page's whole span settles that before the
+  // query of one range per activity (which costs a list request about a fifth of its time).
+  const first = Math.min(...activities.map((activity) => activity.start));
+  const last = Math.max(...activities.map((activity) => activity.end));
+  if ((await store.traces.findFields({ user_id: userId, timestamp: { $gte: first, $lte: last } }, ['id'], { limit: 1 })).length === 0) return out;
   // One range per activity (each clause on the (user_id, timestamp) index), not the page's whole span; at
   // most RANGES_PER_QUERY per query (SQLite's expression depth is 1000), so a page of up to 200 is one query.
   const ranges = activities.map((activity) => ({ user_id: userId, timestamp: { $gte: activity.start, $lte: activity.end } }));
