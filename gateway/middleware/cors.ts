@@ -1,6 +1,6 @@
 /**
- * CORS for browser apps (issue 16 item 1), with @koa/cors, on `/api/v1/*` and the token endpoint alias
- * `/oauth/token` only: the sign-in, consent, account and portal pages never send CORS headers (AUTH.md
+ * CORS for browser apps (issue 16 item 1), with @koa/cors, on `/api/v1/*`, the token endpoint alias
+ * `/oauth/token` and the OpenID discovery documents (`/.well-known/openid-configuration`, `jwks.json`) only: the sign-in, consent, account and portal pages never send CORS headers (AUTH.md
  * "Pages"), so no other origin ever reads them.
  *
  * - Allowed: the origin of every registered redirect URI of any application (a loopback http redirect URI
@@ -35,9 +35,9 @@ export interface CorsOptions {
   logger?: Logger;
 }
 
-/** The paths that answer other origins: the API and the token endpoint's alias. */
+/** The paths that answer other origins: the API, the token endpoint's alias, and the OpenID discovery documents a browser app reads. */
 export function corsApplies(path: string): boolean {
-  return path.startsWith('/api/v1/') || path === '/oauth/token';
+  return path.startsWith('/api/v1/') || path === '/oauth/token' || path === '/.well-known/openid-configuration' || path === '/.well-known/jwks.json';
 }
 
 export function apiCors(options: CorsOptions): Middleware {

@@ -47,8 +47,8 @@ async function allowedAfter(origin: string, timeoutMs = 5_000): Promise<boolean>
   }
 }
 
-test('answers a preflight from a registered redirect-URI origin on the API and both token paths, cached for 600 s, without credentials', async () => {
-  for (const urlPath of ['/api/v1/activities/', '/api/v1/oauth/token', '/oauth/token', '/api/v1/oauth/userinfo']) {
+test('answers a preflight from a registered redirect-URI origin on the API, both token paths and the discovery documents, cached for 600 s, without credentials', async () => {
+  for (const urlPath of ['/api/v1/activities/', '/api/v1/oauth/token', '/oauth/token', '/api/v1/oauth/userinfo', '/.well-known/openid-configuration', '/.well-known/jwks.json']) {
     const response = await preflight(urlPath, APP_ORIGIN);
     assert.is(response.status, 204, urlPath);
     assert.is(response.headers.get('access-control-allow-origin'), APP_ORIGIN, urlPath);
