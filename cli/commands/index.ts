@@ -8,10 +8,11 @@ import { tokenMint } from './tokens.js';
 import { keysRotate } from './keys.js';
 import { importCommand } from './import.js';
 import { teamCreate, teamInvite, teamList } from './teams.js';
+import { backupCommand, restoreCommand } from './backup.js';
 
 export const COMMANDS: readonly AnyCommand[] = [
   serve, userCreate, userList, userDelete, appCreate, appSecretAdd, appSecretDelete, teamCreate, teamInvite, teamList, tokenMint, keysRotate, importCommand,
-  modelCommand,
+  modelCommand, backupCommand, restoreCommand,
 ];
 
 /** The command named by the first words of `argv`, and the arguments after them. */
