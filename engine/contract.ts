@@ -318,6 +318,13 @@ export interface GetMetabolicMapResponse {
   from_cache: boolean;
 }
 
+export type GetMetricsRequest = Record<string, never>;
+
+export interface GetMetricsResponse {
+  /** Prometheus text exposition format 0.0.4. */
+  text: string;
+}
+
 /** A client of the Engine service as `loadPackageDefinition` builds it. */
 export interface EngineClient extends Client {
   DecodeSource(

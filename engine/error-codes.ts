@@ -2,7 +2,8 @@
  * The engine's machine-readable error codes on the wire: an `EngineError` with a code (e.g.
  * `csv_naive_timestamp`) sends it in the trailing metadata entry `threshold-error-code`; callers read it
  * back with `errorCodeOf`. Kept apart from errors.ts (the server's call wrappers) so callers import
- * only this. test/engine/errors.test.ts covers both sides.
+ * only this. It also names the metadata key that carries the HTTP request id to the engine.
+ * test/engine/errors.test.ts covers both sides.
  */
 import type { ServiceError } from '@grpc/grpc-js';
 
@@ -14,3 +15,6 @@ export function errorCodeOf(error: Pick<ServiceError, 'metadata'>): string | nul
   const value = error.metadata?.get(ERROR_CODE_KEY)[0];
   return typeof value === 'string' ? value : null;
 }
+
+/** The metadata key an engine call carries its HTTP request's id in, so both sides log the same id. */
+export const REQUEST_ID_KEY = 'x-request-id';

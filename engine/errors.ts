@@ -18,7 +18,7 @@ import {
   Metadata, status, type StatusObject, type handleServerStreamingCall, type handleUnaryCall, type ServerUnaryCall, type ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { Logger } from '../domain/logger.js';
-import { ERROR_CODE_KEY } from './error-codes.js';
+import { ERROR_CODE_KEY, REQUEST_ID_KEY } from './error-codes.js';
 
 export class EngineError extends Error {
   constructor(
@@ -45,6 +45,16 @@ export interface UnaryOptions {
   logger: Logger;
   /** Deadline applied when the caller sets none, milliseconds. */
   defaultDeadlineMs: number;
+  /** Told how every call settled (the metrics' RPC latency): method, gRPC status name, seconds. */
+  observe?: (method: string, code: string, seconds: number) => void;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The call's logger: with the caller's request id when it sent a well-formed one. */
+function callLogger(logger: Logger, metadata: Metadata): Logger {
+  const [id] = metadata.get(REQUEST_ID_KEY);
+  return typeof id === 'string' && REQUEST_ID.test(id) ? logger.child({ request_id: id }) : logger;
 }
 
 /** setTimeout fires at once for delays above 2^31 − 1 ms; longer deadlines are waited in this cap. */
@@ -55,8 +65,9 @@ export function wrapUnary<Req, Res>(
   handler: (request: Req, context: CallContext) => Promise<Res>,
   options: UnaryOptions,
 ): handleUnaryCall<Req, Res> {
-  const { logger, defaultDeadlineMs } = options;
+  const { defaultDeadlineMs, observe } = options;
   return function unary(call, callback) {
+    const logger = callLogger(options.logger, call.metadata);
     const { started, deadline, controller, release, start } = watchCall(call, defaultDeadlineMs);
     let settled = false;
 
@@ -67,10 +78,13 @@ export function wrapUnary<Req, Res>(
       const ms = Date.now() - started;
       if (error === null) {
         logger.debug({ method, ms }, 'engine: call ok');
+        observe?.(method, 'OK', ms / 1000);
         callback(null, response);
         return;
       }
-      callback(failureStatus(error, controller.signal, logger, { method, ms }));
+      const failure = failureStatus(error, controller.signal, logger, { method, ms });
+      observe?.(method, status[failure.code!], ms / 1000);
+      callback(failure);
     };
 
     controller.signal.addEventListener('abort', () => settle(controller.signal.reason), { once: true });
@@ -104,8 +118,9 @@ export function wrapServerStream<Req, Res>(
   handler: (request: Req, sink: StreamSink<Res>, context: CallContext) => Promise<void>,
   options: UnaryOptions,
 ): handleServerStreamingCall<Req, Res> {
-  const { logger, defaultDeadlineMs } = options;
+  const { defaultDeadlineMs, observe } = options;
   return function serverStream(call) {
+    const logger = callLogger(options.logger, call.metadata);
     const { started, deadline, controller, release, start } = watchCall(call, defaultDeadlineMs);
     const { signal } = controller;
     let settled = false;
@@ -118,11 +133,14 @@ export function wrapServerStream<Req, Res>(
       const ms = Date.now() - started;
       if (error === null) {
         logger.debug({ method, ms, messages }, 'engine: call ok');
+        observe?.(method, 'OK', ms / 1000);
         call.end();
         return;
       }
+      const failure = failureStatus(error, signal, logger, { method, ms, messages });
+      observe?.(method, status[failure.code!], ms / 1000);
       // grpc-js ends the call with this status once the messages already written are sent.
-      call.emit('error', failureStatus(error, signal, logger, { method, ms, messages }));
+      call.emit('error', failure);
       if (!signal.aborted) controller.abort(new EngineError(status.CANCELLED, 'engine: call failed'));
     };
 

@@ -33,6 +33,7 @@ import { getTemplateWeek } from './service/template-week.js';
 import { getZones } from './service/zones.js';
 import { getIntensityDurationModel, getMetabolicMap, modeledMarkersFrom, type ModelState } from './service/physiological-models.js';
 import { ModelCache } from './service/model-cache.js';
+import { createEngineMetrics } from './metrics.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -64,7 +65,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const interceptors: ServerInterceptor[] = config.engineToken === null ? [] : [authenticate(config.engineToken)];
   const server = new Server({ interceptors });
 
-  const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS };
+  const jobHandlers = { [INGEST_JOB]: ingestJobHandler({ store, pool }) };
+  const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers) });
+  const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS, observe: metrics.observeRpc };
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
   const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
   const implementation: UntypedServiceImplementation = {
@@ -81,6 +84,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: modeledMarkersFrom(models) }), unary),
     GetIntensityDurationModel: wrapUnary('GetIntensityDurationModel', getIntensityDurationModel(models), unary),
     GetMetabolicMap: wrapUnary('GetMetabolicMap', getMetabolicMap(models), unary),
+    GetMetrics: wrapUnary('GetMetrics', async () => ({ text: await metrics.text() }), unary),
   };
   server.addService(contract.EngineService, implementation);
 
@@ -106,10 +110,11 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     ? startJobRunner({
         store,
         logger: logger.child({ component: 'jobs' }),
-        handlers: { [INGEST_JOB]: ingestJobHandler({ store, pool }) },
+        handlers: jobHandlers,
         concurrency: config.jobConcurrency,
         leaseMs: config.jobLeaseMs,
         pollMs: config.jobPollMs,
+        onFailure: metrics.jobFailed,
       })
     : null;
   const backfill = config.jobs ? startAnalysisBackfill({ store, pool, logger: logger.child({ component: 'analysis-backfill' }) }) : null;

@@ -1,6 +1,6 @@
 /**
  * createApp(deps) → the Koa application, without listening (tests mount it on port 0).
- * Middleware order: request id and logs → closing connections whose request was not read to the end →
+ * Middleware order: request id and logs → latency metrics → closing connections whose request was not read to the end →
  * CORS (API and token endpoint only; it answers preflights itself) → error writer → routes. Each route's chain (route-table.ts) authenticates, checks its scope and parses
  * its body itself.
  */
@@ -29,6 +29,7 @@ export function createApp(deps: GatewayDeps): Koa {
   addRoutes(table, deps);
 
   app.use(logRequests(deps.logger));
+  app.use(deps.metrics.observeRequests());
   app.use(closeUnreadRequests());
   app.use(apiCors({ store: deps.store, pagesBase: deps.config.pagesBase, extraOrigins: deps.config.corsAllowedOrigins, logger: deps.logger }));
   app.use(handleErrors());

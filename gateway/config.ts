@@ -76,6 +76,11 @@ export interface GatewayConfig {
    * Credentials are never allowed, so `*` never exposes the service's cookies.
    */
   corsAllowedOrigins: string[];
+  /**
+   * METRICS_TOKEN: when set, `/metrics` answers only requests with `Authorization: Bearer <token>`;
+   * unset, it is open (it shows latencies and backlogs, never user data).
+   */
+  metricsToken: string | null;
   store: StoreConfig;
 }
 
@@ -98,6 +103,7 @@ export const GATEWAY_DEFAULTS = {
   pageMaxBytes: 50 * 1024 * 1024, // PAGE_MAX_BYTES: 50 MiB per deploy
   // WEBHOOK_ALLOWED_HOSTS: unset, so only public https hosts are accepted
   // CORS_ALLOWED_ORIGINS: unset, so only the registered redirect-URI origins and the page origins
+  // METRICS_TOKEN: unset, so /metrics is open
 } as const;
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
@@ -126,6 +132,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     pageMaxBytes: readInteger(env, 'PAGE_MAX_BYTES', GATEWAY_DEFAULTS.pageMaxBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
     webhookAllowedHosts: (present(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
     corsAllowedOrigins: readCorsOrigins(env, problems),
+    metricsToken: present(env, 'METRICS_TOKEN') ?? null,
     store: readStoreConfig(env, problems),
   };
   config.pagesPort = readInteger(env, 'PAGES_PORT', port === 0 ? 0 : Math.min(port + 1, 65535), { min: 0, max: 65535 }, problems);

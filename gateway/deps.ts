@@ -7,6 +7,7 @@ import type { SigningKeys } from './auth/signing-keys.js';
 import type { Sessions } from './auth/sessions.js';
 import type { RateLimits } from './auth/rate-limit.js';
 import type { Mailer } from './services/mailer.js';
+import type { GatewayMetrics } from './metrics.js';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -18,6 +19,7 @@ export interface GatewayDeps {
   sessions: Sessions;
   mailer: Mailer;
   limits: RateLimits;
+  metrics: GatewayMetrics;
   /** Wakes the job runner when it lives in this process (after an upload is queued). */
   wakeJobs?: () => void;
 }

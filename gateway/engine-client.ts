@@ -18,15 +18,24 @@ import {
   type GetTemplateWeekRequest, type GetTemplateWeekResponse, type GetZonesRequest, type GetZonesResponse, type TemplateDay, type ZoneBand, type ZonesProblemCode,
   TEMPLATE_WEEKDAYS,
   type GetMeanMaxRequest, type GetIntensityDurationModelRequest, type GetIntensityDurationModelResponse, type GetMetabolicMapRequest,
-  type GetMetabolicMapResponse, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
+  type GetMetabolicMapResponse, type GetMetricsResponse, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
 } from '../engine/contract.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
-import { errorCodeOf } from '../engine/error-codes.js';
+import { REQUEST_ID_KEY, errorCodeOf } from '../engine/error-codes.js';
 import { HttpError, NotFoundError, UnavailableError } from './errors.js';
 
 export interface CallOptions {
   deadlineMs?: number;
   signal?: AbortSignal;
+  /** The HTTP request's id, sent as `x-request-id` so the engine logs the call under it. */
+  requestId?: string;
+}
+
+export interface EngineClientOptions {
+  token: string | null;
+  deadlineMs: number;
+  /** Told how every call ended (the gateway's engine-call latency metric): method, gRPC status name, seconds. */
+  observe?: (method: string, code: string, seconds: number) => void;
 }
 
 const HEALTH_STATUSES = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
@@ -40,7 +49,7 @@ export class EngineClient {
   private readonly health: grpc.Client;
   private readonly metadata: grpc.Metadata;
 
-  constructor(readonly address: string, private readonly options: { token: string | null; deadlineMs: number }) {
+  constructor(readonly address: string, private readonly options: EngineClientOptions) {
     this.engine = createEngineClient(address);
     const Health = healthClientConstructor();
     this.health = new Health(address, grpc.credentials.createInsecure());
@@ -134,11 +143,38 @@ export class EngineClient {
     this.health.close();
   }
 
+  /** The engine's metrics, Prometheus text. */
+  async metrics(options: CallOptions = {}): Promise<string> {
+    return ((await this.unary(this.engine, 'GetMetrics', {}, options)) as GetMetricsResponse).text;
+  }
+
+  private metadataFor(options: CallOptions): grpc.Metadata {
+    if (options.requestId === undefined) return this.metadata;
+    const metadata = this.metadata.clone();
+    metadata.set(REQUEST_ID_KEY, options.requestId);
+    return metadata;
+  }
+
+  /** Starts timing a call; the returned function reports its end once. */
+  private timer(method: string): (code: grpc.status) => void {
+    const observe = this.options.observe;
+    if (observe === undefined) return () => {};
+    const started = process.hrtime.bigint();
+    let done = false;
+    return (code) => {
+      if (done) return;
+      done = true;
+      observe(method, grpc.status[code] ?? String(code), Number(process.hrtime.bigint() - started) / 1e9);
+    };
+  }
+
   /** A server-streamed table as bytes; resolves at the first chunk (or an empty end), rejects on an earlier failure. */
   private serverStream(method: string, request: unknown, options: CallOptions): Promise<Readable> {
     if (options.signal?.aborted) return Promise.reject(httpErrorFor(cancelledByCaller()));
     const deadline = new Date(Date.now() + (options.deadlineMs ?? this.options.deadlineMs));
-    const call = (this.engine as unknown as Record<string, StreamMethod>)[method]!.call(this.engine, request, this.metadata, { deadline });
+    const call = (this.engine as unknown as Record<string, StreamMethod>)[method]!.call(this.engine, request, this.metadataFor(options), { deadline });
+    const ended = this.timer(method);
+    call.on('status', (status: grpc.StatusObject) => ended(status.code));
     const cancel = (): void => call.cancel();
     options.signal?.addEventListener('abort', cancel, { once: true });
     return new Promise((resolve, reject) => {
@@ -184,8 +220,10 @@ export class EngineClient {
     const deadline = new Date(Date.now() + (options.deadlineMs ?? this.options.deadlineMs));
     return new Promise((resolve, reject) => {
       if (options.signal?.aborted) return reject(httpErrorFor(cancelledByCaller()));
-      const call = (client as unknown as Record<string, UnaryMethod>)[method]!.call(client, request, this.metadata, { deadline }, (error, response) => {
+      const ended = this.timer(method);
+      const call = (client as unknown as Record<string, UnaryMethod>)[method]!.call(client, request, this.metadataFor(options), { deadline }, (error, response) => {
         options.signal?.removeEventListener('abort', cancel);
+        ended(error ? error.code : grpc.status.OK);
         if (error) reject(httpErrorFor(error));
         else resolve(response);
       });

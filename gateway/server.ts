@@ -10,6 +10,7 @@ import type { Store } from '../storage/store.js';
 import type { GatewayConfig } from './config.js';
 import { createApp } from './app.js';
 import { EngineClient } from './engine-client.js';
+import { createGatewayMetrics } from './metrics.js';
 import { SigningKeys } from './auth/signing-keys.js';
 import { Sessions } from './auth/sessions.js';
 import { createRateLimits, type RateLimits } from './auth/rate-limit.js';
@@ -60,10 +61,11 @@ export async function startGateway(options: {
   const pagesPort = (pagesServer.address() as AddressInfo).port;
   const withBase = options.config.baseUrlAuto ? { ...options.config, baseUrl: `http://localhost:${port}` } : options.config;
   const config = { ...withBase, pagesPort, pagesBase: withBase.pagesBaseAuto ? autoPagesBase(withBase.baseUrl, pagesPort) : withBase.pagesBase };
-  const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs });
+  const metrics = createGatewayMetrics();
+  const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs, observe: metrics.observeEngineCall });
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const app = createApp({
-    config, store, engine, keys, logger, wakeJobs: options.wakeJobs,
+    config, store, engine, keys, logger, metrics, wakeJobs: options.wakeJobs,
     sessions: new Sessions(store, config.baseUrl), mailer, limits: options.limits ?? createRateLimits(),
   });
   server.on('request', app.callback());

@@ -29,6 +29,8 @@ export interface RunnerOptions {
   leaseMs: number;
   /** Idle wait between polls, milliseconds. */
   pollMs: number;
+  /** Told of every failed attempt (the metrics' job failures); `giveUp` when it will not be retried. */
+  onFailure?: (kind: string, giveUp: boolean) => void;
 }
 
 export const MAX_ATTEMPTS = 5;
@@ -107,6 +109,7 @@ export function startJobRunner(options: RunnerOptions): JobRunner {
     const message = error instanceof Error ? error.message : String(error);
     const giveUp = job.attempts >= MAX_ATTEMPTS;
     options.logger.error({ err: error, job: job.id, kind: job.kind, attempts: job.attempts, giving_up: giveUp }, 'jobs: failed');
+    options.onFailure?.(job.kind, giveUp);
     const now = Date.now();
     const set: Partial<JobRecord> = giveUp
       ? { status: 'failed', error: message, lease_owner: null, lease_until: null, updated_at: now }

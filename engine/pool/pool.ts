@@ -27,6 +27,20 @@ export interface EnginePool {
   run<K extends TaskName>(name: K, task: PoolTasks[K]['task'], options?: RunOptions): Promise<PoolTasks[K]['result']>;
   /** Stops every thread; queued and running tasks reject. */
   destroy(): Promise<void>;
+  /** What the metrics endpoint reports about the pool. */
+  stats(): PoolStats;
+}
+
+export interface PoolStats {
+  threads: number;
+  /** Tasks admitted and not finished: running plus waiting. */
+  admitted: number;
+  /** Tasks waiting for a thread. */
+  queued: number;
+  /** Share of the pool's thread time spent running tasks since it started, 0–1 (Piscina's `utilization`). */
+  utilization: number;
+  /** Tasks finished since the pool started. */
+  completed: number;
 }
 
 /** The compiled worker entry, beside this module in dist/engine/pool/. */
@@ -66,5 +80,6 @@ export function createPool(options: PoolOptions): EnginePool {
       }
     },
     destroy: () => piscina.destroy(),
+    stats: () => ({ threads: options.threads, admitted, queued: piscina.queueSize, utilization: piscina.utilization, completed: piscina.completed }),
   };
 }

@@ -17,7 +17,7 @@ import { DEFAULT_METRICS, METRICS } from '../../engine/contract.js';
 import { queryArray, queryString } from '../schemas/query.js';
 import type { RouteTable } from '../route-table.js';
 import { PARQUET_RESPONSE, sendParquet } from '../presenters/parquet.js';
-import { clientGone } from '../client-gone.js';
+import { engineCallOptions } from '../client-gone.js';
 import { ownActivity } from '../services/activities.js';
 import { rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
 import type { GatewayDeps } from '../deps.js';
@@ -66,7 +66,7 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
           user_id: ctx.state.auth.userId, sports, start_date: start ?? '', end_date: end, metrics: input.metrics, format: 'PARQUET',
           segmentation_on: input.segmentation_on ?? '',
         },
-        { deadlineMs: LONGITUDINAL_DEADLINE_MS, signal: clientGone(ctx) },
+        { ...engineCallOptions(ctx), deadlineMs: LONGITUDINAL_DEADLINE_MS },
       );
       sendParquet(ctx, body);
     },
@@ -85,7 +85,7 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
       const record = await ownActivity(deps, input.activity_id, userId);
       const body = await deps.engine.activitySeries(
         { user_id: userId, activity_id: record.id, metrics: input.metrics, format: 'PARQUET', segmentation_on: input.segmentation_on ?? '' },
-        { signal: clientGone(ctx) },
+        engineCallOptions(ctx),
       );
       sendParquet(ctx, body);
     },

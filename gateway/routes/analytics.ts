@@ -15,7 +15,7 @@ import type { GatewayDeps } from '../deps.js';
 import { ValidationError } from '../errors.js';
 import { queryArray, queryString } from '../schemas/query.js';
 import { PARQUET_MEDIA_TYPE, PARQUET_RESPONSE, sendParquet } from '../presenters/parquet.js';
-import { clientGone } from '../client-gone.js';
+import { engineCallOptions } from '../client-gone.js';
 import { ownActivity } from '../services/activities.js';
 import { deprecatedWindowParameters, rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
 import type { RouteTable } from '../route-table.js';
@@ -78,7 +78,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
           user_id: ctx.state.auth.userId, sports, start_date: start ?? '', end_date: range.end, metric: input.metric,
           durations: durations === 'all' ? [] : durations, all_durations: durations === 'all', after, format: 'PARQUET',
         },
-        { signal: clientGone(ctx) },
+        engineCallOptions(ctx),
       );
       sendParquet(ctx, result.data);
     },
@@ -100,7 +100,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
           user_id: ctx.state.auth.userId, sports, start_date: start ?? '', end_date: end, metric: input.metric ?? '',
           format: input.format === 'json' ? 'ARROW_IPC' : 'PARQUET',
         },
-        { signal: clientGone(ctx) },
+        engineCallOptions(ctx),
       );
       if (input.format === 'json') ctx.body = tableFromIPC(result.data).toArray().map((row) => row.toJSON());
       else sendParquet(ctx, result.data);
@@ -126,7 +126,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
           user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric,
           durations: durations === 'all' ? [] : durations, all_durations: durations === 'all', format: 'PARQUET',
         },
-        { signal: clientGone(ctx) },
+        engineCallOptions(ctx),
       );
       sendParquet(ctx, result.data);
     },
@@ -144,7 +144,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
       const activityId = (await ownActivity(deps, input.activity_id, ctx.state.auth.userId)).id;
       const result = await deps.engine.accumulatedWorkDuration(
         { user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric ?? '', format: 'PARQUET' },
-        { signal: clientGone(ctx) },
+        engineCallOptions(ctx),
       );
       sendParquet(ctx, result.data);
     },

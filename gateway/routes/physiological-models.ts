@@ -16,7 +16,7 @@ import { presentMetabolicMap } from '../presenters/metabolic-map.js';
 import { MODEL_ALGORITHM } from '../../engine/contract.js';
 import type { GatewayDeps } from '../deps.js';
 import { ProblemError, ValidationError } from '../errors.js';
-import { clientGone } from '../client-gone.js';
+import { engineCallOptions } from '../client-gone.js';
 import { queryString } from '../schemas/query.js';
 import { rootSportSchema } from '../schemas/root-sport.js';
 import { durationsParameter, requestedDurations } from '../schemas/durations.js';
@@ -70,7 +70,7 @@ export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): 
             user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? todayLocal(),
             durations: durations === 'all' ? [] : durations, all_durations: durations === 'all',
           },
-          { signal: clientGone(ctx) },
+          engineCallOptions(ctx),
         );
         ctx.set(ALGORITHM_HEADER, result.algorithm);
         ctx.body = { curve: result.curve.map((point) => ({ duration: point.duration, intensity: point.intensity })) };
@@ -92,7 +92,7 @@ export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): 
       async function getMetabolicMap(ctx) {
         const input = ctx.state.input as z.output<typeof MapQuery>;
         const sport = offeredSport(input.sport, sports);
-        const result = await deps.engine.metabolicMap({ user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? todayLocal() }, { signal: clientGone(ctx) });
+        const result = await deps.engine.metabolicMap({ user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? todayLocal() }, engineCallOptions(ctx));
         ctx.set(ALGORITHM_HEADER, result.algorithm);
         if (result.problem !== '') throw new ProblemError(422, result.problem, PROBLEM_TITLES[result.problem], result.problem_detail);
         ctx.body = presentMetabolicMap(result.body_mass, result.markers);

@@ -1,13 +1,16 @@
 /**
  * Operational endpoints: liveness (`/healthz`: the process answers), readiness (`/readyz`: the store
- * and the engine answer within a second), and the OpenAPI document.
+ * and the engine answer within a second), metrics (`/metrics`: Prometheus text, the gateway's and the
+ * engine's; behind METRICS_TOKEN when set) and the OpenAPI document.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { buildOpenApi } from '../openapi.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
 const READINESS_DEADLINE_MS = 1000;
+const METRICS_DEADLINE_MS = 5000;
 
 const Health = z.object({ status: z.literal('ok') });
 const Readiness = z.object({
@@ -45,6 +48,30 @@ export function systemRoutes(table: RouteTable, deps: GatewayDeps): void {
     },
   );
 
+  table.add(
+    {
+      method: 'get', path: '/metrics', operationId: 'metrics', summary: 'Prometheus metrics of the gateway and the engine', tag: 'system', auth: 'none',
+      responses: {
+        200: { description: 'Prometheus text exposition format 0.0.4', mediaType: 'text/plain; version=0.0.4' },
+        401: { description: 'METRICS_TOKEN is set and the request does not carry it' },
+      },
+    },
+    async function metrics(ctx) {
+      const expected = deps.config.metricsToken;
+      if (expected !== null && !sameSecret(ctx.get('authorization'), `Bearer ${expected}`)) {
+        ctx.status = 401;
+        ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+        ctx.body = { detail: 'metrics need the METRICS_TOKEN bearer token' };
+        return;
+      }
+      const own = deps.metrics.aggregatedElsewhere ? '' : await deps.metrics.registry.metrics();
+      const engine = await deps.engine.metrics({ deadlineMs: METRICS_DEADLINE_MS }).then((text) => ({ up: 1, text }), () => ({ up: 0, text: '' }));
+      ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = `${own}${engine.text}\n# HELP threshold_engine_up Whether the engine answered the metrics call.\n# TYPE threshold_engine_up gauge\nthreshold_engine_up ${engine.up}\n`;
+    },
+  );
+
   let document: unknown;
   table.add(
     {
@@ -64,4 +91,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

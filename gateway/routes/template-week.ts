@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { TEMPLATE_WEEKDAYS } from '../../engine/contract.js';
 import { dateSchema, todayLocal } from '../../domain/time.js';
 import { queryString } from '../schemas/query.js';
-import { clientGone } from '../client-gone.js';
+import { engineCallOptions } from '../client-gone.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
@@ -35,7 +35,7 @@ export function templateWeekRoutes(table: RouteTable, deps: GatewayDeps): void {
     },
     async function getTemplateWeek(ctx) {
       const input = ctx.state.input as z.output<typeof TemplateWeekQuery>;
-      const week = await deps.engine.templateWeek({ user_id: ctx.state.auth.userId, date: input.date ?? todayLocal() }, { signal: clientGone(ctx) });
+      const week = await deps.engine.templateWeek({ user_id: ctx.state.auth.userId, date: input.date ?? todayLocal() }, engineCallOptions(ctx));
       ctx.set('Threshold-Algorithm', week.algorithm);
       ctx.body = Object.fromEntries(TEMPLATE_WEEKDAYS.map((day) => [day, week[day]]));
     },

@@ -15,7 +15,7 @@ import { dateSchema, todayLocal } from '../../domain/time.js';
 import { queryString } from '../schemas/query.js';
 import { rootSportSchema } from '../schemas/root-sport.js';
 import { ProblemError } from '../errors.js';
-import { clientGone } from '../client-gone.js';
+import { engineCallOptions } from '../client-gone.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
@@ -69,7 +69,7 @@ export function zoneRoutes(table: RouteTable, deps: GatewayDeps): void {
       const date = input.date ?? todayLocal();
       const result = await deps.engine.zones(
         { user_id: ctx.state.auth.userId, sport: input.sport, quantity: input.quantity, zone_system: input.zone_system, date },
-        { signal: clientGone(ctx) },
+        engineCallOptions(ctx),
       );
       ctx.set('Threshold-Algorithm', result.algorithm);
       if (result.problem !== null) throw new ProblemError(422, result.problem.code, TITLES[result.problem.code], result.problem.detail);

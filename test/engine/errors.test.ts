@@ -19,6 +19,7 @@ function invoke<Res>(
   const call = Object.assign(new EventEmitter(), {
     request: { id: 'x' },
     cancelled: false,
+    metadata: new Metadata(),
     getDeadline: () => options.deadline ?? Number.POSITIVE_INFINITY,
   });
   const settlements: Settlement[] = [];

@@ -20,7 +20,8 @@ const pick = (line: Record<string, unknown>, ...keys: string[]) => Object.fromEn
 processes('runs gateway and engine as separate processes on one store', async () => {
   const dataDir = tempDir();
   const common = { DATA_DIR: dataDir, LOG_LEVEL: 'info', ENGINE_THREADS: '1' };
-  const engine = startProcess('dist/engine/main.js', { ...common, ENGINE_ADDRESS: '127.0.0.1:0' });
+  // The engine logs every call at debug level, with the request id the gateway passed in gRPC metadata.
+  const engine = startProcess('dist/engine/main.js', { ...common, LOG_LEVEL: 'debug', ENGINE_ADDRESS: '127.0.0.1:0' });
   try {
     const engineLine = await engine.waitForLog((line) => typeof line.address === 'string');
     assert.equal(pick(await engine.waitForLog(storeOpened), 'backend', 'file'), { backend: 'sqlite', file: path.join(dataDir, 'threshold.sqlite') });
@@ -38,6 +39,12 @@ processes('runs gateway and engine as separate processes on one store', async ()
       assert.is(minted.status, 0, minted.stderr);
       const response = await fetch(`${baseUrl}/api/v1/activities/`, { headers: { authorization: `Bearer ${(minted.json as { access_token: string }).access_token}` } });
       assert.is(response.status, 200);
+      const week = await fetch(`${baseUrl}/api/v1/profile/template-week`, { headers: { authorization: `Bearer ${(minted.json as { access_token: string }).access_token}`, 'x-request-id': 'split-req-42' } });
+      assert.is(week.status, 200);
+      assert.is(week.headers.get('x-request-id'), 'split-req-42');
+      const logged = await engine.waitForLog((line) => line.request_id === 'split-req-42');
+      assert.is(logged.method, 'GetTemplateWeek', 'the engine logged the call under the HTTP request id');
+      await gateway.waitForLog((line) => line.request_id === 'split-req-42' && line.path === '/api/v1/profile/template-week');
       assert.is(await gateway.stop(), 0);
     } finally {
       await gateway.stop('SIGKILL');
@@ -110,6 +117,10 @@ processes('npm start runs one HTTP process per core on one port; uploads wake th
     for (let i = 0; i < 8; i++) assert.is((await fetch(`${baseUrl}/healthz`, { headers: { connection: 'close' } })).status, 200);
     const served = new Set(service.output().split('\n').filter((text) => text.includes('"path":"/healthz"')).map((text) => (JSON.parse(text) as { pid: number }).pid));
     assert.equal([...served].sort(), [...gateways].sort(), 'both processes answered');
+    // One scrape, whichever process answers it, counts the requests of both (aggregated in the primary).
+    const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
+    assert.match(metrics, 'threshold_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"} 8\n');
+    assert.match(metrics, 'threshold_engine_pool_threads 1\n');
 
     const user = runCli(['user', 'create', '--email', 'cores@example.com'], env);
     const token = (runCli(['token', 'mint', '--user', (user.json as { id: string }).id, '--scopes', 'activities:read activities:write'], env).json as { access_token: string }).access_token;
