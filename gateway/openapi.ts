@@ -2,19 +2,23 @@
  * The OpenAPI 3.1 document, generated from the route table's declarations (zod → JSON Schema
  * draft 2020-12, which OpenAPI 3.1 uses natively). Errors every route can answer are added from the
  * route's own properties: 401 for bearer routes, 403 when a scope is required, 422 when it validates.
+ * Resources named in schemas/components.ts appear once under `components.schemas` and are referred to
+ * by `$ref`; file and stream responses (Parquet, NDJSON, text) are typed as strings of their media type.
+ * Deliberate departures from common lint rules (the interface's trailing slashes) are recorded in
+ * `redocly.yaml`, which test/gateway/openapi-types.test.ts applies.
  */
 import { z } from 'zod';
 import { routeScopes, type RouteSpec } from './route-table.js';
+import { apiSchemas, isNamed, named } from './schemas/components.js';
 
 export const INTERFACE_VERSION = '0.113.2';
 
 type JsonSchema = Record<string, unknown>;
 
-const ErrorDetail = z.object({ detail: z.string() });
-const ValidationIssueSchema = z
-  .object({ loc: z.array(z.union([z.string(), z.number().int()])), msg: z.string(), type: z.string() })
-  ;
-const HttpValidationError = z.object({ detail: z.array(ValidationIssueSchema) });
+const ErrorDetail = named('Error', z.object({ detail: z.string() }));
+const ValidationIssueSchema = named('ValidationIssue', z.object({ loc: z.array(z.union([z.string(), z.number().int()])), msg: z.string(), type: z.string() }));
+const HttpValidationError = named('ValidationError', z.object({ detail: z.array(ValidationIssueSchema) }));
+const COMPONENT_REF = '#/components/schemas/';
 
 export function buildOpenApi(routes: RouteSpec[], options: { baseUrl: string }): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -32,9 +36,10 @@ export function buildOpenApi(routes: RouteSpec[], options: { baseUrl: string }):
     servers: [{ url: options.baseUrl }],
     paths,
     components: {
+      schemas: componentSchemas(),
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        basic: { type: 'http', scheme: 'basic' },
+        basic: { type: 'http', scheme: 'basic', description: 'Client authentication at the token endpoint: client_id and client_secret (RFC 6749 §2.3.1)' },
       },
     },
   };
@@ -54,6 +59,9 @@ function operation(route: RouteSpec): Record<string, unknown> {
     const scopes = routeScopes(route.scope);
     op.security = scopes.length > 0 ? scopes.map((scope) => ({ bearer: [scope] })) : [{ bearer: [] }];
     if (route.scope) op.description = scopeDescription(route);
+  } else if (route.clientAuth) {
+    // HTTP Basic, or client_id/client_secret in the form, or neither for a public client with PKCE.
+    op.security = [{ basic: [] }, {}];
   } else {
     op.security = [];
   }
@@ -93,7 +101,7 @@ function responses(route: RouteSpec): Record<string, unknown> {
   for (const [status, response] of Object.entries(route.responses)) {
     const mediaType = response.mediaType ?? 'application/json';
     out[status] = response.schema || response.mediaType
-      ? { description: response.description, content: { [mediaType]: { schema: response.schema ? toSchema(response.schema) : {} } } }
+      ? { description: response.description, content: { [mediaType]: { schema: response.schema ? toSchema(response.schema) : fileSchema(mediaType) } } }
       : { description: response.description };
   }
   const errorBody = { content: { 'application/json': { schema: toSchema(ErrorDetail) } } };
@@ -110,9 +118,34 @@ function responses(route: RouteSpec): Record<string, unknown> {
   return out;
 }
 
-/** JSON Schema (2020-12) of the request side of a schema, inlined, without the `$schema` key. */
+const JSON_SCHEMA_OPTIONS = { io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'ref' } as const;
+
+/**
+ * JSON Schema (2020-12) of the request side of a schema, without the `$schema` key: named schemas
+ * become `$ref`s to `components.schemas`, everything else is inlined.
+ */
 export function toSchema(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'ref' }) as JsonSchema;
+  const json = z.toJSONSchema(schema, { ...JSON_SCHEMA_OPTIONS, metadata: apiSchemas }) as JsonSchema;
   delete json.$schema;
-  return json;
+  const defs = (json.$defs ?? {}) as Record<string, unknown>;
+  delete json.$defs;
+  for (const id of Object.keys(defs)) {
+    if (!isNamed(id)) throw new Error(`openapi: ${id} is shared but not named; name it in schemas/components.ts`);
+  }
+  return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${COMPONENT_REF}`)) as JsonSchema;
+}
+
+/** Every named schema, as `components.schemas` lists them. */
+function componentSchemas(): Record<string, JsonSchema> {
+  const { schemas } = z.toJSONSchema(apiSchemas, { ...JSON_SCHEMA_OPTIONS, uri: (id) => `${COMPONENT_REF}${id}` }) as { schemas: Record<string, JsonSchema> };
+  return Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)).map(([id, schema]) => {
+    const { $id: _id, $schema: _schema, ...rest } = schema;
+    // The name as a title too: viewers (Swagger UI) show it where the schema is used.
+    return [id, { title: id, ...rest }];
+  }));
+}
+
+/** A body that is a file or a stream, not JSON: a string of its media type (Parquet and others binary). */
+function fileSchema(mediaType: string): JsonSchema {
+  return mediaType.startsWith('text/') || mediaType.includes('ndjson') ? { type: 'string' } : { type: 'string', format: 'binary' };
 }

@@ -44,6 +44,8 @@ export interface RouteSpec {
   selfValidated?: boolean;
   /** Parses the body instead of the default JSON-or-form parser (the token endpoint's small forms). */
   parseBody?: Middleware;
+  /** The route authenticates OAuth clients (HTTP Basic or form credentials), documented as the `basic` scheme. */
+  clientAuth?: boolean;
 }
 
 /**

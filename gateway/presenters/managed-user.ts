@@ -4,10 +4,11 @@
  * password hash and the manager never leave through here. test/gateway/managed-users.test.ts.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { UserRecord } from '../../storage/store.js';
 import { displayName } from './user.js';
 
-export const User = z.object({
+export const User = named('User', z.object({
   id: z.string(),
   first_name: z.string().nullable(),
   last_name: z.string().nullable(),
@@ -15,7 +16,7 @@ export const User = z.object({
   registered_at: z.string().describe('UTC date-time'),
   display_name: z.string().describe('Read-only'),
   is_managed: z.boolean().describe('Read-only'),
-});
+}));
 
 export function presentUser(user: UserRecord): z.output<typeof User> {
   return {

@@ -5,11 +5,12 @@
  * (services/measured-markers.ts builds them as records).
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { MarkerRecord } from '../../storage/store.js';
 import { formatUtc } from '../../domain/time.js';
 import { MARKER_METRICS, MARKER_NAMES } from '../../domain/markers.js';
 
-export const MarkerRow = z.object({
+export const MarkerRow = named('Marker', z.object({
   id: z.string(),
   sport: z.string().meta({ description: 'A root sport, Open Sport Taxonomy' }),
   marker: z.enum(MARKER_NAMES),
@@ -22,7 +23,7 @@ export const MarkerRow = z.object({
   application_id: z.string().nullable().describe('The app that wrote it; null for a personal token'),
   activity_id: z.string().nullable().describe('The activity an external value was read from'),
   created_at: z.string().meta({ format: 'date-time' }),
-});
+}));
 export type MarkerRow = z.output<typeof MarkerRow>;
 
 export function presentMarker(record: MarkerRecord): MarkerRow {

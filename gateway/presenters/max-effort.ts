@@ -4,10 +4,11 @@
  * `value` always the intensity held (derived from distance ÷ duration for a race). Explicit field list.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { MaxEffortRecord } from '../../storage/store.js';
 import { formatUtc } from '../../domain/time.js';
 
-export const MaxEffortRow = z.object({
+export const MaxEffortRow = named('MaxEffort', z.object({
   id: z.string(),
   sport: z.enum(['cycling', 'running']),
   metric: z.enum(['power', 'speed']),
@@ -21,7 +22,7 @@ export const MaxEffortRow = z.object({
   application_id: z.string().nullable().describe('The app that wrote it; null for a personal token'),
   activity_id: z.string().nullable(),
   created_at: z.string().meta({ format: 'date-time' }),
-});
+}));
 export type MaxEffortRow = z.output<typeof MaxEffortRow>;
 
 export function presentMaxEffort(record: MaxEffortRecord): MaxEffortRow {

@@ -4,6 +4,7 @@
  * field lists: the owner's id and the creation time stay inside. test/gateway/teams.test.ts.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { TeamRecord } from '../../storage/store.js';
 import { SCOPES, isScope } from '../auth/scopes.js';
 
@@ -19,8 +20,8 @@ const TeamFields = {
   privacy_statement: z.string().describe('uri; empty when the owner gave none'),
 };
 
-export const Team = z.object({ ...TeamFields, role: z.enum(TEAM_ROLES).nullable().describe("The caller's role in the team") });
-export const AuthorizedTeam = z.object({ ...TeamFields, scopes: z.array(z.enum(SCOPES)).describe('The scopes granted') });
+export const Team = named('Team', z.object({ ...TeamFields, role: z.enum(TEAM_ROLES).nullable().describe("The caller's role in the team") }));
+export const AuthorizedTeam = named('AuthorizedTeam', z.object({ ...TeamFields, scopes: z.array(z.enum(SCOPES)).describe('The scopes granted') }));
 
 function teamFields(team: TeamRecord) {
   return {

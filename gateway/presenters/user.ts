@@ -3,6 +3,7 @@
  * list: the email and the password hash never leave through here.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { UserRecord } from '../../storage/store.js';
 import { SCOPES, isScope } from '../auth/scopes.js';
 
@@ -16,14 +17,14 @@ export const OWNED_ACCOUNT_SCOPES: readonly string[] = [
   'reproductive_health:read', 'reproductive_health:write', 'workouts:read', 'workouts:write',
 ];
 
-export const UserSummary = z.object({
+export const UserSummary = named('UserSummary', z.object({
   id: z.string(),
   first_name: z.string().nullable(),
   last_name: z.string().nullable(),
   scopes: z.array(z.enum(SCOPES)).describe("Scopes held for that user: the default data scopes for the caller and managed users, the granted scopes for shared users"),
   display_name: z.string(),
   is_managed: z.boolean(),
-});
+}));
 
 /**
  * "First Last" (whichever is set), else the email's local part where the email itself may be shown,

@@ -5,6 +5,7 @@
  * honest by test/gateway/account-status.test.ts.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import { CAPABILITIES, ISSUE_CODES, PORTAL_DESTINATIONS } from '../../domain/account-status.js';
 import { accountStatusOf } from '../services/account-status.js';
 import type { RouteTable } from '../route-table.js';
@@ -12,7 +13,7 @@ import type { GatewayDeps } from '../deps.js';
 
 const CapabilityStatus = z.enum(['ready', 'syncing', 'action_required', 'unavailable']);
 
-const AccountStatus = z.object({
+const AccountStatus = named('AccountStatus', z.object({
   issue: z.object({
     code: z.enum(ISSUE_CODES).describe('Why; clients branch on status, never on code, whose values and ordering may change'),
     status: z.enum(['action_required', 'syncing']),
@@ -21,7 +22,7 @@ const AccountStatus = z.object({
   }).nullable().describe('null when there is nothing to tell the user; reported only for the capabilities the calling application declares'),
   capabilities: z.object(Object.fromEntries(CAPABILITIES.map((key) => [key, CapabilityStatus])) as Record<(typeof CAPABILITIES)[number], typeof CapabilityStatus>)
     .describe('Status per capability key; the key set is open, clients ignore unknown keys'),
-});
+}));
 
 export function accountStatusRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(

@@ -9,6 +9,7 @@
  * test/gateway/delegation.test.ts keeps both honest.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import { mintAccessToken, type Principal } from '../auth/access-tokens.js';
 import { delegableScopes, findDelegationBasis, narrowToRequested } from '../auth/delegation.js';
 import { SCOPES } from '../auth/scopes.js';
@@ -25,13 +26,13 @@ const DelegatedTokenBody = z.object({
   scopes: z.array(z.enum(SCOPES)).max(SCOPES.length).nullish().describe('Narrow the token to these scopes (all delegable scopes when absent); openid and profile always ride along'),
 });
 
-const TokenResponse = z.object({
+const TokenResponse = named('DelegatedTokenResponse', z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int().describe('Seconds: 900'),
   refresh_token: z.null().describe('Always null: these tokens are not refreshed'),
   scope: z.string(),
-});
+}));
 type TokenResponse = z.output<typeof TokenResponse>;
 
 export function delegationRoutes(table: RouteTable, deps: GatewayDeps): void {

@@ -6,19 +6,20 @@
  * (services/grants.ts). The signed-in page /account does the same for people.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { formatUtc } from '../../domain/time.js';
 import { revokeGrant } from '../services/grants.js';
 
-const ConnectedApp = z.object({
+const ConnectedApp = named('ConnectedApplication', z.object({
   application_id: z.string(),
   application_name: z.string(),
   scopes: z.array(z.string()),
   created_at: z.string().describe('When the user first connected the app (UTC)'),
   updated_at: z.string().describe('When the grant last grew (UTC)'),
-});
+}));
 const ApplicationParams = z.object({ application_id: z.string().min(1).max(128) });
 
 export function grantRoutes(table: RouteTable, deps: GatewayDeps): void {

@@ -2,6 +2,7 @@
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 import { systemRoutes } from './system.js';
+import { apiDocsRoutes } from './api-docs.js';
 import { wellKnownRoutes } from './well-known.js';
 import { activityByIdRoutes, activityRoutes } from './activities.js';
 import { activitySeriesRoutes } from './activity-series.js';
@@ -34,6 +35,7 @@ import { teamPageRoutes } from './team-pages.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
+  apiDocsRoutes(table, deps);
   wellKnownRoutes(table, deps);
   authorizeRoutes(table, deps);
   oauthTokenRoutes(table, deps);

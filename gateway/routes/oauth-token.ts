@@ -11,6 +11,7 @@
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 import type { UserRecord } from '../../storage/store.js';
@@ -54,23 +55,23 @@ const TokenForm = z.object({
   client_id: z.string().optional().describe('the application id (or HTTP Basic)'),
   client_secret: z.string().optional().describe('a client secret (or HTTP Basic); refused with PKCE'),
 });
-const TokenResponse = z.object({
+const TokenResponse = named('TokenResponse', z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int(),
   scope: z.string(),
   refresh_token: z.string().optional(),
   id_token: z.string().optional(),
-});
-const OAuthErrorBody = z.object({ error: z.string(), error_description: z.string() });
-const Userinfo = z.object({
+}));
+const OAuthErrorBody = named('OAuthError', z.object({ error: z.string(), error_description: z.string() }));
+const Userinfo = named('Userinfo', z.object({
   sub: z.string(),
   name: z.string(),
   registered_at: z.string(),
   given_name: z.string().optional(),
   family_name: z.string().optional(),
   email: z.string().optional(),
-});
+}));
 
 type TokenResponseBody = z.infer<typeof TokenResponse>;
 
@@ -79,7 +80,7 @@ export function oauthTokenRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
     {
       method: 'post', path: TOKEN_PATHS[0]!, operationId: 'oauthToken', summary: 'Token endpoint (RFC 6749): authorization_code and refresh_token grants', tag: 'oauth',
-      auth: 'none', body: TokenForm, bodyMediaType: 'application/x-www-form-urlencoded', selfValidated: true, parseBody: parseTokenForm,
+      auth: 'none', clientAuth: true, body: TokenForm, bodyMediaType: 'application/x-www-form-urlencoded', selfValidated: true, parseBody: parseTokenForm,
       responses: {
         200: { description: 'Tokens', schema: TokenResponse },
         400: { description: 'RFC 6749 §5.2 error', schema: OAuthErrorBody },

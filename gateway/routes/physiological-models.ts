@@ -11,6 +11,7 @@
  * test/gateway/physiological-models.test.ts runs them on the real stack.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import { dateSchema, todayLocal } from '../../domain/time.js';
 import { presentMetabolicMap } from '../presenters/metabolic-map.js';
 import { MODEL_ALGORITHM } from '../../engine/contract.js';
@@ -42,13 +43,13 @@ const sportParameter = queryString(rootSportSchema).optional();
 const CurveQuery = z.object({ date: dateParameter, durations: durationsParameter, sport: sportParameter });
 const MapQuery = z.object({ date: dateParameter, sport: sportParameter });
 
-const Curve = z.object({
+const Curve = named('IntensityDurationCurve', z.object({
   curve: z.array(z.object({ duration: z.number().int().describe('seconds'), intensity: z.number().describe('whole W for power, m/s to 2 decimals for speed') })),
-});
+}));
 
 const MarkerValue = z.object({ value: z.number(), provenance: z.enum(['modeled', 'measured', 'declared', 'external']) }).nullable();
 
-const Problem = z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.enum(['missing_body_mass', 'insufficient_data']) });
+const Problem = named('ModelProblem', z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.enum(['missing_body_mass', 'insufficient_data']) }));
 
 const PROBLEM_TITLES = { missing_body_mass: 'No body mass', insufficient_data: 'Not enough training data' } as const;
 

@@ -16,6 +16,7 @@
  * and test/browser/portal.test.ts.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { Context } from 'koa';
 import type { ApplicationRecord, PortalSessionRecord } from '../../storage/store.js';
 import { PORTAL_DESTINATIONS, type PortalDestination } from '../../domain/account-status.js';
@@ -41,10 +42,10 @@ const PortalSessionBody = z.object({
     .describe('Where "Back to the app" leads: equal to or under one of the application\'s redirect URIs; without it the portal tells the user to close the page'),
 });
 
-const PortalSession = z.object({
+const PortalSession = named('PortalSession', z.object({
   url: z.string().describe('The single-use portal link; send the user to it straight away, never store or reuse it'),
   expires_at: z.string().describe('When the unused link stops working (5 minutes), UTC'),
-});
+}));
 
 const NOTICES = new Map([
   ['revoked', 'Access revoked. The team can no longer see your data.'],

@@ -16,6 +16,7 @@
  * Kept honest by test/gateway/teams.test.ts.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { Context } from 'koa';
 import type { Principal } from '../auth/access-tokens.js';
 import { NEVER_DELEGATED } from '../auth/delegation.js';
@@ -40,7 +41,7 @@ const AuthorizeBody = z.object({
     .describe('The data scopes to grant (the retired bundles data:read and data:write stand for their data scopes); openid and profile ride along'),
 });
 
-const AuthorizeResponse = z.object({ team_id: z.string(), user_id: z.string(), scopes: z.array(z.enum(SCOPES)) });
+const AuthorizeResponse = named('TeamAuthorization', z.object({ team_id: z.string(), user_id: z.string(), scopes: z.array(z.enum(SCOPES)) }));
 
 /** The data parts of the retired bundles: a delegated token never carries their sharing part. */
 const BUNDLE_DATA: ReadonlyMap<string, readonly Scope[]> = new Map([

@@ -6,6 +6,7 @@
  * test/gateway/template-week.test.ts on the real stack.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import { TEMPLATE_WEEKDAYS } from '../../engine/contract.js';
 import { dateSchema, todayLocal } from '../../domain/time.js';
 import { queryString } from '../schemas/query.js';
@@ -23,7 +24,7 @@ const TemplateDay = z.object({
   typical_training_duration: z.string().describe('Median daily training time over the 12 weeks (ISO 8601 duration)'),
 });
 
-const TemplateWeek = z.object(Object.fromEntries(TEMPLATE_WEEKDAYS.map((day) => [day, TemplateDay])) as Record<(typeof TEMPLATE_WEEKDAYS)[number], typeof TemplateDay>);
+const TemplateWeek = named('TemplateWeek', z.object(Object.fromEntries(TEMPLATE_WEEKDAYS.map((day) => [day, TemplateDay])) as Record<(typeof TEMPLATE_WEEKDAYS)[number], typeof TemplateDay>));
 
 export function templateWeekRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(

@@ -6,12 +6,13 @@
  * a live token. Kept honest by test/gateway/oidc.test.ts.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import { SCOPES } from '../auth/scopes.js';
 import { CLAIMS } from '../auth/id-tokens.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
-const Jwks = z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string(), n: z.string(), e: z.string() })) });
+const Jwks = named('Jwks', z.object({ keys: z.array(z.object({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string(), n: z.string(), e: z.string() })) }));
 
 export function wellKnownRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(

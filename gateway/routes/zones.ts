@@ -10,6 +10,7 @@
  * too. Kept honest by test/gateway/zones.test.ts on the real stack.
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import { ZONE_QUANTITY_NAMES, ZONE_SYSTEM_NAMES, type ZonesProblemCode } from '../../engine/contract.js';
 import { dateSchema, todayLocal } from '../../domain/time.js';
 import { queryString } from '../schemas/query.js';
@@ -34,15 +35,15 @@ const Zone = z.object({
   upper: z.number().nullable().describe('Exclusive; null only for the open top zone of seven_zone'),
 });
 
-const Zones = z.object({
+const Zones = named('Zones', z.object({
   sport: z.string(),
   quantity: z.enum(ZONE_QUANTITY_NAMES),
   zone_system: z.enum(ZONE_SYSTEM_NAMES),
   date: z.string(),
   zones: z.array(Zone).describe('Low → high; each zone’s upper is the next one’s lower'),
-});
+}));
 
-const Problem = z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.string() });
+const Problem = named('ZonesProblem', z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.string() }));
 
 const TITLES: Record<ZonesProblemCode, string> = {
   unsupported_quantity: 'The zone system is not defined for this quantity',

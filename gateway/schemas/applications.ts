@@ -3,17 +3,18 @@
  * "Page"; §4 "Applications", "Pages"), for validation and the OpenAPI document.
  */
 import { z } from 'zod';
+import { named } from './components.js';
 
 const uri = z.string().meta({ format: 'uri' });
 
-export const Page = z.object({
+export const Page = named('Page', z.object({
   slug: z.string(),
   published: z.boolean(),
   application: z.object({ id: z.string(), name: z.string(), is_private: z.boolean() }),
   url: z.string().meta({ format: 'uri', description: 'The public URL where the page is served (read-only)' }),
-});
+}));
 
-export const Application = z.object({
+export const Application = named('Application', z.object({
   id: z.string(),
   name: z.string(),
   description: z.string().nullable(),
@@ -29,9 +30,9 @@ export const Application = z.object({
   page: Page.nullable(),
   is_private: z.boolean().describe('true when any of description, url, image, privacy_statement is missing'),
   is_clientside_app: z.boolean(),
-});
+}));
 
-export const ApplicationListItem = z.object({ id: z.string(), name: z.string(), page_slug: z.string().nullable() });
+export const ApplicationListItem = named('ApplicationListItem', z.object({ id: z.string(), name: z.string(), page_slug: z.string().nullable() }));
 
 const capability = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'a capability key is lower-case letters, digits and _');
 

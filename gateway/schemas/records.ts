@@ -24,6 +24,7 @@
  * Kept honest by test/gateway/traces.test.ts and test/gateway/tests-records.test.ts.
  */
 import { z } from 'zod';
+import { named } from './components.js';
 import { instantSchema } from '../../domain/time.js';
 import { canonicalSport, INVALID_SPORT_MESSAGE } from '../../domain/sport.js';
 import { ActivitySummary, Lap } from './resources.js';
@@ -119,14 +120,14 @@ export const TestResults = z.object({
   w_prime: z.number().nullable(), d_prime: z.number().nullable(), economy: z.number().nullable(), efficiency: z.number().nullable(),
 });
 
-export const TestSummary = z.object({
+export const TestSummary = named('TestSummary', z.object({
   id: z.string(), sport: z.string(), start: instant, start_local: local, end: instant, end_local: local,
   title: z.string().nullable(), results: TestResults, tags: z.array(z.string()),
   created_by: z.string().nullable().meta({ description: "The application that wrote it, or 'user' for a personal token" }),
   app_metadata: metadata,
-});
+}));
 
-export const Trace = z.object({
+export const Trace = named('Trace', z.object({
   id: z.string(), timestamp: instant, timestamp_local: local, test_id: z.string().nullable(),
   lactate: z.number().nullable(), rpe: z.number().int().nullable(), notes: z.string().nullable(),
   power: z.number().int().nullable(), speed: z.number().nullable(), heart_rate: z.number().int().nullable(), vo2: z.number().nullable(),
@@ -136,6 +137,6 @@ export const Trace = z.object({
   test: TestSummary.nullable(),
   test_match: z.enum(['explicit', 'window']).nullable(),
   app_metadata: metadata,
-});
+}));
 
-export const TestDetails = TestSummary.extend({ traces: z.array(Trace), activities: z.array(ActivitySummary) });
+export const TestDetails = named('TestDetails', TestSummary.extend({ traces: z.array(Trace), activities: z.array(ActivitySummary) }));

@@ -3,6 +3,7 @@
  * values; these describe them). Field lists follow interface §2 and gaps.md "Shapes".
  */
 import { z } from 'zod';
+import { named } from './components.js';
 
 const instant = z.string().meta({ format: 'date-time', description: 'UTC instant, ISO 8601 with Z' });
 const local = z.string().meta({ description: 'Naive local wall-clock time, no offset' });
@@ -15,9 +16,9 @@ const MetricSummary = z.object({
 });
 const SummaryBlocks = z.record(z.string(), MetricSummary).meta({ description: 'Blocks per metric: power{mean,max}, speed{mean,max}, distance{sum}, altitude{mean,gain,loss,min,max}, heart_rate{mean,min,max,start,end}, …' });
 
-export const Lap = z.object({ start: instant, end: instant, start_local: local, end_local: local, duration }).catchall(MetricSummary);
+export const Lap = named('Lap', z.object({ start: instant, end: instant, start_local: local, end_local: local, duration }).catchall(MetricSummary));
 
-export const ActivitySummary = z.object({
+export const ActivitySummary = named('ActivitySummary', z.object({
   id: z.string(),
   sport: z.string().meta({ description: 'Open Sport Taxonomy' }),
   start: instant,
@@ -32,11 +33,11 @@ export const ActivitySummary = z.object({
   laps: z.array(Lap).nullable(),
   traces: z.array(z.object({}).passthrough()).nullable(),
   app_metadata: z.record(z.string(), z.unknown()).nullable(),
-});
+}));
 
-export const ActivityDetails = ActivitySummary.extend({ distance: z.number().nullable(), devices: z.array(z.string()) });
+export const ActivityDetails = named('ActivityDetails', ActivitySummary.extend({ distance: z.number().nullable(), devices: z.array(z.string()) }));
 
-export const Source = z.object({
+export const Source = named('Source', z.object({
   id: z.string(),
   type: z.enum(['fit', 'csv']).nullable(),
   origin: z.enum(['manual_upload', 'garmin_connect', 'intervals_icu', 'wahoo']),
@@ -46,4 +47,4 @@ export const Source = z.object({
   created_at: instant,
   error: z.object({ code: z.string(), message: z.string().nullable() }).nullable(),
   warnings: z.array(z.string()),
-});
+}));

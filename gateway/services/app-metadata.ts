@@ -4,12 +4,13 @@
  * §8: at most `maxBytes` of JSON (413) and 32 levels of nesting (422).
  */
 import { z } from 'zod';
+import { named } from '../schemas/components.js';
 import type { AppMetadata, Collection, JsonObject } from '../../storage/store.js';
 import { ForbiddenError, HttpError, ValidationError } from '../errors.js';
 
 export const MAX_METADATA_DEPTH = 32;
 
-export const AppMetadataBody = z.record(z.string(), z.unknown()).meta({ description: 'Free JSON object' });
+export const AppMetadataBody = named('AppMetadata', z.record(z.string(), z.unknown()).meta({ description: 'Free JSON object' }));
 
 export interface WithMetadata {
   id: string;

@@ -1,0 +1,64 @@
+/**
+ * /docs in Chromium: Swagger UI renders every operation of /openapi.json from this origin alone (no
+ * request leaves it, no CSP violation), lists every named schema, expands an operation's response, and looks
+ * right at desktop and phone size (screenshots in test-artifacts/screenshots/).
+ */
+import { skipUnless, suite } from '../support/uvu.js';
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { startStack, type TestStack } from '../support/stack.js';
+import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+
+interface Context { stack: TestStack; browser: Browser }
+const docs = suite<Context>('browser API reference');
+skipUnless(chromiumMissing(), docs);
+
+docs.before(async (context) => {
+  context.stack = await startStack();
+  context.browser = await launchChromium();
+});
+docs.after(async (context) => {
+  await context.browser?.close();
+  await context.stack?.close();
+});
+
+const SIZES = [{ name: 'desktop', width: 1280, height: 800 }, { name: 'phone', width: 390, height: 844 }] as const;
+
+docs('renders every operation from this origin only, and an operation shows its named schema', async ({ stack, browser }) => {
+  const spec = (await (await stack.get('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+  const operations = Object.values(spec.paths).reduce((sum, methods) => sum + Object.keys(methods).length, 0);
+  for (const size of SIZES) {
+    const page = await browser.newPage({ viewport: { width: size.width, height: size.height } });
+    const foreign: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).origin !== new URL(stack.baseUrl).origin && !request.url().startsWith('data:')) foreign.push(request.url());
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${stack.baseUrl}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 20_000 });
+    assert.is(await page.locator('.opblock').count(), operations);
+    assert.match((await page.locator('.info .title').textContent()) ?? '', 'Threshold');
+    await page.screenshot({ path: path.join(ARTIFACTS, `${size.name}-api-docs.png`) });
+
+    // The Schemas section lists every named schema; an operation's response expands into its fields.
+    const models = (await page.locator('section.models').textContent()) ?? '';
+    for (const name of Object.keys(spec.components.schemas)) assert.match(models, name);
+    const operation = page.locator('#operations-activities-listActivities');
+    await operation.locator('.opblock-summary').first().click();
+    const ok = operation.locator('.response[data-code="200"]');
+    await ok.getByText('Schema', { exact: true }).click();
+    await ok.getByText('Items', { exact: true }).click();
+    await ok.getByText('source_id', { exact: true }).waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, `${size.name}-api-docs-operation.png`), fullPage: false });
+    assert.equal(foreign, [], 'no request leaves the service');
+    assert.equal(problems, [], 'no console error (a CSP violation would be one)');
+    await page.close();
+  }
+});
+
+docs.run();
