@@ -24,6 +24,9 @@ import { ingestSource } from './service/ingest-source.js';
 import { startJobRunner } from './jobs/runner.js';
 import { ingestJobHandler } from './jobs/ingest-job.js';
 import { INGEST_JOB } from '../storage/jobs.js';
+import { WORKOUT_DELIVERY_JOB, WORKOUT_REMOVAL_JOB } from '../storage/workout-jobs.js';
+import { workoutDeliveryJobHandler, workoutRemovalJobHandler } from './jobs/workout-jobs.js';
+import { workoutDeliveryOptions, type WorkoutDeliveryOptions } from './workouts/delivery-options.js';
 import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
 } from './service/analyses.js';
@@ -45,6 +48,8 @@ export interface StartEngineOptions {
   logger: Logger;
   /** Overrides config.engineAddress, e.g. '127.0.0.1:0' in tests. */
   address?: string;
+  /** Scheduled-workout delivery: provider API base URLs and the access-token port (delivery-options.ts). */
+  workouts?: Partial<WorkoutDeliveryOptions>;
 }
 
 export interface RunningEngine {
@@ -106,7 +111,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     ? startJobRunner({
         store,
         logger: logger.child({ component: 'jobs' }),
-        handlers: { [INGEST_JOB]: ingestJobHandler({ store, pool }) },
+        handlers: {
+          [INGEST_JOB]: ingestJobHandler({ store, pool }),
+          ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions(options.workouts) }),
+        },
         concurrency: config.jobConcurrency,
         leaseMs: config.jobLeaseMs,
         pollMs: config.jobPollMs,
@@ -154,4 +162,8 @@ function shutdown(server: Server, graceMs: number): Promise<void> {
       resolve();
     });
   });
+}
+
+function workoutJobHandlers(deps: Parameters<typeof workoutDeliveryJobHandler>[0]) {
+  return { [WORKOUT_DELIVERY_JOB]: workoutDeliveryJobHandler(deps), [WORKOUT_REMOVAL_JOB]: workoutRemovalJobHandler(deps) };
 }
