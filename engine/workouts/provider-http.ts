@@ -24,6 +24,7 @@ export class DeliveryUnavailable extends Error {
 
 export interface ProviderHttp {
   provider: Provider;
+  /** The API base, possibly with a path (a proxy's prefix); call paths are appended to it. */
   baseUrl: string;
   token: string;
   fetch: typeof fetch;
@@ -63,7 +64,7 @@ export async function callProvider(http: ProviderHttp, method: string, path: str
   }
   let response: Response;
   try {
-    response = await http.fetch(new URL(path, http.baseUrl), {
+    response = await http.fetch(`${http.baseUrl.replace(/\/+$/, '')}${path}`, {
       method, headers, ...(payload !== undefined && { body: payload }),
       signal: AbortSignal.any([http.signal, AbortSignal.timeout(PROVIDER_CALL_TIMEOUT_MS)]),
     });
