@@ -63,44 +63,48 @@ export function workoutDeliveryJobHandler(deps: WorkoutJobDeps): JobHandler {
 async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery: WorkoutDelivery, workoutView: WorkoutView | null, signal: AbortSignal): Promise<'settled' | 'deleted' | unknown> {
   const provider = delivery.integration as Provider;
   const remote: JsonObject = { ...delivery.remote };
-  let deleted = false;
-  // Each write re-reads the record: another delivery of the same workout may have been saved meanwhile.
+  // Each write re-reads the record (the workout may have been deleted meanwhile: then stop at once).
   const save = async (change: DeliveryChange, warnings: string[] = []): Promise<void> => {
     const current = await deps.store.workouts.get(workout.id);
-    if (!current) {
-      deleted = true;
-      return;
-    }
+    if (!current) throw new WorkoutGone();
     const deliveries = current.deliveries.map((item) => item.integration === provider ? updated(item, change, remote) : item);
     const merged = [...new Set([...current.warnings, ...warnings])];
     await deps.store.workouts.updateOne({ id: workout.id }, { set: { deliveries, warnings: merged } });
   };
+  const sent: { to: { connection: ConnectionRecord; http: ProviderHttp } | null } = { to: null };
   try {
-    if (!workoutView) throw new DeliveryRefused('untranslatable', 'the stored workout is no longer valid SWF');
-    if (!(PROVIDERS as readonly string[]).includes(provider)) throw new DeliveryRefused('not_connected', `unknown integration ${provider}`);
-    const connection = await deps.store.connections.findOne({ user_id: workout.user_id, provider });
-    if (!connection || connection.status !== 'connected') {
-      throw new DeliveryRefused('not_connected', `${provider} is ${connection ? connection.status.replace('_', ' ') : 'no longer connected'}`);
+    try {
+      if (!workoutView) throw new DeliveryRefused('untranslatable', 'the stored workout is no longer valid SWF');
+      if (!(PROVIDERS as readonly string[]).includes(provider)) throw new DeliveryRefused('not_connected', `unknown integration ${provider}`);
+      const connection = await deps.store.connections.findOne({ user_id: workout.user_id, provider });
+      if (!connection || connection.status !== 'connected') {
+        throw new DeliveryRefused('not_connected', `${provider} is ${connection ? connection.status.replace('_', ' ') : 'no longer connected'}`);
+      }
+      const http = await httpFor(deps, connection, signal);
+      sent.to = { connection, http };
+      const warnings = await WORKOUT_SENDERS[provider].deliver({ view: workoutView, connection, http, remote, save: () => save({}) });
+      await save({ status: 'delivered', reason: null, detail: null }, warnings);
+      return 'settled';
+    } catch (error) {
+      if (error instanceof WorkoutGone || signal.aborted) throw error;
+      if (error instanceof DeliveryRefused || error instanceof Untranslatable) {
+        await save({ status: 'failed', reason: error.reason, detail: error.message });
+        return 'settled';
+      }
+      deps.logger.warn({ err: error, workout: workout.id, provider }, 'workouts: delivery failed, will retry');
+      await save({ detail: error instanceof Error ? error.message : String(error) });
+      return error instanceof DeliveryUnavailable ? error : new DeliveryUnavailable(String(error), error);
     }
-    const http = await httpFor(deps, connection, signal);
-    const warnings = await WORKOUT_SENDERS[provider].deliver({ view: workoutView, connection, http, remote, save: async () => save({}) });
-    if (deleted) {
-      await removeQuietly(deps, connection, http, remote);
-      return 'deleted';
-    }
-    await save({ status: 'delivered', reason: null, detail: null }, warnings);
-    return deleted ? 'deleted' : 'settled';
   } catch (error) {
-    if (signal.aborted) throw error;
-    if (error instanceof DeliveryRefused || error instanceof Untranslatable) {
-      await save({ status: 'failed', reason: error.reason, detail: error.message });
-      return deleted ? 'deleted' : 'settled';
-    }
-    deps.logger.warn({ err: error, workout: workout.id, provider }, 'workouts: delivery failed, will retry');
-    await save({ detail: error instanceof Error ? error.message : String(error) });
-    return deleted ? 'deleted' : error instanceof DeliveryUnavailable ? error : new DeliveryUnavailable(String(error), error);
+    if (!(error instanceof WorkoutGone)) throw error;
+    // Deleted while this delivery was in flight: the removal job did not know what was just created.
+    if (sent.to && Object.keys(remote).length > 0) await removeQuietly(deps, sent.to.connection, sent.to.http, remote);
+    return 'deleted';
   }
 }
+
+/** The workout was deleted while it was being delivered. */
+class WorkoutGone extends Error {}
 
 export function workoutRemovalJobHandler(deps: WorkoutJobDeps): JobHandler {
   return {

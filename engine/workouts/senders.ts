@@ -99,11 +99,6 @@ const wahoo: WorkoutSender = {
 
 export const WORKOUT_SENDERS: Readonly<Record<Provider, WorkoutSender>> = { garmin_connect: garmin, intervals_icu: intervals, wahoo };
 
-/** Providers that document deleting a delivered workout. */
-export function removable(provider: Provider): boolean {
-  return WORKOUT_SENDERS[provider].remove !== undefined;
-}
-
 function athlete(connection: ConnectionRecord): string {
   return encodeURIComponent(connection.external_user_id ?? '0');
 }

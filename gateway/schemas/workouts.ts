@@ -68,7 +68,10 @@ export const SwfDocument = z.object({
 export const Delivery = z.object({
   integration: z.enum(['garmin_connect', 'intervals_icu', 'wahoo']),
   status: z.enum(['pending', 'delivered', 'failed']),
-  reason: z.string().optional().describe('Why it failed: not_connected, permission_missing, authorization_refused, rejected, too_many_steps, provider_unavailable …'),
+  reason: z.string().optional().describe(
+    'Why it failed: not_connected, permission_missing (Garmin 412), authorization_refused (401), forbidden (403), rejected (400/422), '
+    + 'not_found, conflict, bad_response, too_many_steps (Garmin > 100), untranslatable, provider_unavailable (gave up after retries on 429/5xx), not_configured',
+  ),
   detail: z.string().optional().describe("The provider's answer, or the last transient error while still pending"),
   updated_at: z.string().meta({ format: 'date-time' }).optional(),
 });

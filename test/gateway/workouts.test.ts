@@ -321,6 +321,44 @@ workouts('DELETE of a workout never delivered removes it here only, with no warn
   assert.equal((await api.get(PATH)).body, []);
 });
 
+workouts('DELETE during a retried delivery removes what was created and the retry sends nothing more', async (context) => {
+  const { api, userId } = await athlete(context);
+  await connect(context, userId, 'garmin_connect');
+  context.apis.garmin.failNext(500, { path: /^\/training-api\/schedule\/$/ });
+  const created = (await api.post(PATH, body())).body;
+  const deadline = Date.now() + 20_000;
+  while (!(await api.get(`${PATH}/${created.id}`)).body.deliveries[0].detail) {
+    if (Date.now() > deadline) throw new Error('the first attempt did not fail');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const garminId = [...context.apis.garmin.workouts.entries()].find(([, workout]) => workout.workoutSourceId === created.id)![0];
+  assert.is((await api.del(`${PATH}/${created.id}`)).status, 200);
+  await until('the half-delivered Garmin workout is removed', () => !context.apis.garmin.workouts.has(garminId));
+  const jobDone = async () => (await context.stack.store.jobs.findOne({ key: `workout_delivery:${created.id}` }))?.status === 'done';
+  const jobDeadline = Date.now() + 20_000;
+  while (!(await jobDone())) {
+    if (Date.now() > jobDeadline) throw new Error('the delivery job did not finish');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  assert.is([...context.apis.garmin.workouts.values()].filter((workout) => workout.workoutSourceId === created.id).length, 0);
+  assert.is([...context.apis.garmin.schedules.values()].filter((schedule) => schedule.workoutId === garminId).length, 0, 'the retry scheduled nothing');
+});
+
+workouts('the intervals.icu stand-in upserts on external_id and refuses a bad category with 422', async (context) => {
+  context.apis.intervals.tokens.add('icu-direct');
+  const post = (events: unknown[]) => fetch(`${context.apis.baseUrls.intervals_icu}/api/v1/athlete/0/events/bulk?upsert=true`, {
+    method: 'POST', headers: { authorization: 'Bearer icu-direct', 'content-type': 'application/json' }, body: JSON.stringify(events),
+  });
+  const event = { category: 'WORKOUT', type: 'Run', start_date_local: '2026-06-01T00:00:00', name: 'A', external_id: 'ext-1' };
+  const first = (await (await post([event])).json()) as { id: number }[];
+  const second = (await (await post([{ ...event, name: 'B' }])).json()) as { id: number; name: string }[];
+  assert.is(second[0]!.id, first[0]!.id);
+  assert.is(context.apis.intervals.events.get(first[0]!.id)!.name, 'B');
+  const bad = await post([{ ...event, category: 'WORKOUTS' }]);
+  assert.is(bad.status, 422);
+  assert.equal(((await bad.json()) as { status: number }).status, 422);
+});
+
 workouts('documents the routes in /openapi.json with the workout scopes', async ({ stack }) => {
   const document = (await (await stack.get('/openapi.json')).json()) as { paths: Record<string, Record<string, { description?: string }>> };
   assert.equal(Object.keys(document.paths[PATH]!).sort(), ['get', 'post']);
