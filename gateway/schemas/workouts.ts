@@ -20,8 +20,31 @@ export const START_WINDOW = { pastMs: DAY_MS, futureMs: 731 * DAY_MS } as const;
 
 export const WorkoutPage = { default: 50, max: 100 } as const;
 
+// ---------------------------------------------------------------------------------------------------------
+// The SWF as documented (requests) and as stored (responses)
+
+const quantityNames = (quantities: object) => z.enum(Object.keys(quantities) as [string, ...string[]]);
+const value = (quantities: object) => z.union([
+  z.object({ type: z.literal('constant'), quantity: quantityNames(quantities), value: z.number() }),
+  z.object({ type: z.literal('range'), quantity: quantityNames(quantities), min: z.number().nullable(), max: z.number().nullable() }),
+  z.object({ type: z.literal('ramp'), quantity: quantityNames(quantities), start: z.number(), end: z.number() }),
+]);
+const Step = z.object({
+  type: z.literal('step'), effort: z.enum(['work', 'rest']),
+  volume: z.object({ type: z.literal('constant'), quantity: quantityNames(VOLUME_QUANTITIES), value: z.number() }).nullable().describe('duration (s) or distance (m), a constant'),
+  intensity: value(INTENSITY_QUANTITIES).nullable().describe('speed (m/s), power (W), heart_rate (bpm), cadence, rpe (0–10); only speed is deliverable today'),
+  note: z.string().nullable(),
+});
+const Note = z.object({ type: z.literal('note'), text: z.string() });
+const Repeat = z.object({ type: z.literal('repeat'), count: z.number().int(), content: z.array(z.union([Step, Note])) });
+const Section = z.object({ type: z.literal('section'), phase: z.enum(['warmup', 'main', 'cooldown']), content: z.array(z.union([Step, Repeat, Note])) });
+export const SwfDocument = z.object({
+  title: z.string().nullable(), description: z.string().nullable(), sport: z.string(),
+  content: z.array(z.union([Step, Repeat, Section, Note])),
+}).meta({ description: 'SWF v0.4.0 as stored: every optional key present (null), every node and value with its type' });
+
 export const ScheduleWrite = z.object({
-  swf: swfSchema,
+  swf: swfSchema.meta(documentedSwf()),
   start: instantSchema.refine((instant) => instant.ms >= Date.now() - START_WINDOW.pastMs, 'start must not be more than 1 day in the past')
     .refine((instant) => instant.ms <= Date.now() + START_WINDOW.futureMs, 'start must be at most 2 years ahead')
     .describe('When the workout is planned: an instant with its UTC offset (the offset picks the calendar day on devices)'),
@@ -42,28 +65,14 @@ export const ScheduleListQuery = z.object({
 
 export const WorkoutParams = z.object({ workout_id: z.string().min(1).max(64) });
 
-// ---------------------------------------------------------------------------------------------------------
-// Responses (for the OpenAPI document; the presenter builds the values)
-
-const quantityNames = (quantities: object) => z.enum(Object.keys(quantities) as [string, ...string[]]);
-const value = (quantities: object) => z.union([
-  z.object({ type: z.literal('constant'), quantity: quantityNames(quantities), value: z.number() }),
-  z.object({ type: z.literal('range'), quantity: quantityNames(quantities), min: z.number().nullable(), max: z.number().nullable() }),
-  z.object({ type: z.literal('ramp'), quantity: quantityNames(quantities), start: z.number(), end: z.number() }),
-]);
-const Step = z.object({
-  type: z.literal('step'), effort: z.enum(['work', 'rest']),
-  volume: value(VOLUME_QUANTITIES).nullable().describe('duration (s) or distance (m), a constant'),
-  intensity: value(INTENSITY_QUANTITIES).nullable().describe('speed (m/s), power (W), heart_rate (bpm), cadence, rpe (0–10); only speed is deliverable today'),
-  note: z.string().nullable(),
-});
-const Note = z.object({ type: z.literal('note'), text: z.string() });
-const Repeat = z.object({ type: z.literal('repeat'), count: z.number().int(), content: z.array(z.union([Step, Note])) });
-const Section = z.object({ type: z.literal('section'), phase: z.enum(['warmup', 'main', 'cooldown']), content: z.array(z.union([Step, Repeat, Note])) });
-export const SwfDocument = z.object({
-  title: z.string().nullable(), description: z.string().nullable(), sport: z.string(),
-  content: z.array(z.union([Step, Repeat, Section, Note])),
-}).meta({ description: 'SWF v0.4.0 as stored: every optional key present (null), every node and value with its type' });
+/**
+ * The SWF's JSON Schema for the OpenAPI document's request body (the request field itself is validated
+ * by domain/workouts/swf.ts, which also accepts the untyped nodes and values gaps.md shows).
+ */
+function documentedSwf(): Record<string, unknown> {
+  const { $schema: _schema, ...schema } = z.toJSONSchema(SwfDocument, { io: 'input', reused: 'inline' }) as Record<string, unknown>;
+  return { ...schema, description: 'SWF v0.4.0 workout: {title?, description?, sport, content: [step|repeat|section|note]}; `type` may be omitted on repeat, section, note and values; only running with speed intensity is deliverable today' };
+}
 
 export const Delivery = z.object({
   integration: z.enum(['garmin_connect', 'intervals_icu', 'wahoo']),
