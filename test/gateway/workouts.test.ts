@@ -241,6 +241,18 @@ workouts('a delivery the provider refuses fails with a reason and the provider\'
   assert.match(byProvider.wahoo.detail, /HTTP 401/);
 });
 
+workouts('a workout Garmin cannot hold (over 100 steps) fails there with too_many_steps and reaches intervals.icu', async (context) => {
+  const { api, userId } = await athlete(context);
+  await connect(context, userId, 'garmin_connect');
+  await connect(context, userId, 'intervals_icu');
+  const repeat = { type: 'repeat', count: 2, content: Array.from({ length: 50 }, () => step({ volume: { quantity: 'duration', value: 30 } })) };
+  const long = swf({ content: [repeat, repeat] });
+  const created = (await api.post(PATH, body({ swf: long }))).body;
+  const done = await settled(api, created.id);
+  assert.equal(done.deliveries.map((delivery: { status: string; reason?: string }) => [delivery.status, delivery.reason]), [['failed', 'too_many_steps'], ['delivered', undefined]]);
+  assert.match(done.deliveries[0].detail, /at most 100 steps; this workout has 102/);
+});
+
 workouts('a 500 or 429 at the provider is retried with the runner\'s back-off until delivered, without duplicates', async (context) => {
   const { api, userId } = await athlete(context);
   await connect(context, userId, 'wahoo');
@@ -368,3 +380,28 @@ workouts('documents the routes in /openapi.json with the workout scopes', async 
 });
 
 workouts.run();
+
+const unconfigured = suite<{ stack: TestStack }>('scheduled workouts without provider credentials configured');
+
+unconfigured.before(async (context) => {
+  context.stack = await startStack({ JOB_POLL_MS: '20' });
+});
+unconfigured.after(async (context) => {
+  await context.stack.close();
+});
+
+unconfigured('a connection the engine holds no token source for fails with not_configured, never a silent pending', async ({ stack }) => {
+  const { userId, token } = await stack.userWithToken(['workouts:read', 'workouts:write']);
+  const now = Date.now();
+  await stack.store.connections.insert({
+    id: newId(), user_id: userId, provider: 'intervals_icu', external_user_id: 'i1', credentials: {}, status: 'connected',
+    backfill_loaded_until: null, backfill_done: false, created_at: now, updated_at: now,
+  });
+  const api = jsonClient(stack, token);
+  const created = (await api.post(PATH, body())).body;
+  const done = await settled(api, created.id);
+  assert.equal([done.deliveries[0].status, done.deliveries[0].reason], ['failed', 'not_configured']);
+});
+
+unconfigured.run();
+
