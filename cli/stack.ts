@@ -10,7 +10,7 @@ import type { Store } from '../storage/store.js';
 import { openStore, storeLocation } from '../storage/open-store.js';
 import { storeOptionsFor } from '../storage/config.js';
 import { loadEngineConfig } from '../engine/config.js';
-import { startEngine } from '../engine/server.js';
+import { startEngine, type StartEngineOptions } from '../engine/server.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { startGateway } from '../gateway/server.js';
 import type { RateLimits } from '../gateway/auth/rate-limit.js';
@@ -25,7 +25,7 @@ export interface RunningStack {
   close(): Promise<void>;
 }
 
-export async function startStack(options: { env: Record<string, string | undefined>; store?: Store; limits?: RateLimits }): Promise<RunningStack> {
+export async function startStack(options: { env: Record<string, string | undefined>; store?: Store; limits?: RateLimits; workouts?: StartEngineOptions['workouts'] }): Promise<RunningStack> {
   const [engineConfig, gatewayConfig] = loadBoth(options.env);
   const logger = createLogger({ level: gatewayConfig.logLevel, name: 'threshold' });
   let store = options.store;
@@ -34,7 +34,7 @@ export async function startStack(options: { env: Record<string, string | undefin
     store = await openStore(storeOptions);
     logger.info(storeLocation(storeOptions), 'store opened');
   }
-  const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }) });
+  const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }), ...(options.workouts && { workouts: options.workouts }) });
   try {
     const gateway = await startGateway({
       config: { ...gatewayConfig, engineAddress: engine.address },

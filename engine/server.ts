@@ -24,6 +24,9 @@ import { ingestSource } from './service/ingest-source.js';
 import { startJobRunner } from './jobs/runner.js';
 import { ingestJobHandler } from './jobs/ingest-job.js';
 import { INGEST_JOB } from '../storage/jobs.js';
+import { WORKOUT_DELIVERY_JOB, WORKOUT_REMOVAL_JOB } from '../storage/workout-jobs.js';
+import { workoutDeliveryJobHandler, workoutRemovalJobHandler } from './jobs/workout-jobs.js';
+import { workoutDeliveryOptions, type WorkoutDeliveryOptions } from './workouts/delivery-options.js';
 import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
 } from './service/analyses.js';
@@ -46,6 +49,8 @@ export interface StartEngineOptions {
   logger: Logger;
   /** Overrides config.engineAddress, e.g. '127.0.0.1:0' in tests. */
   address?: string;
+  /** Scheduled-workout delivery: provider API base URLs and the access-token port (delivery-options.ts). */
+  workouts?: Partial<WorkoutDeliveryOptions>;
 }
 
 export interface RunningEngine {
@@ -65,7 +70,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const interceptors: ServerInterceptor[] = config.engineToken === null ? [] : [authenticate(config.engineToken)];
   const server = new Server({ interceptors });
 
-  const jobHandlers = { [INGEST_JOB]: ingestJobHandler({ store, pool }) };
+  const jobHandlers = {
+    [INGEST_JOB]: ingestJobHandler({ store, pool }),
+    ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions(options.workouts) }),
+  };
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers) });
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS, observe: metrics.observeRpc };
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
@@ -159,4 +167,8 @@ function shutdown(server: Server, graceMs: number): Promise<void> {
       resolve();
     });
   });
+}
+
+function workoutJobHandlers(deps: Parameters<typeof workoutDeliveryJobHandler>[0]) {
+  return { [WORKOUT_DELIVERY_JOB]: workoutDeliveryJobHandler(deps), [WORKOUT_REMOVAL_JOB]: workoutRemovalJobHandler(deps) };
 }

@@ -462,9 +462,23 @@ export interface WorkoutRecord {
   swf: JsonObject;
   parameters: JsonObject | null;
   application_id: string | null;
-  deliveries: { integration: string; status: string; reason?: string; detail?: string; updated_at?: number }[];
+  deliveries: WorkoutDelivery[];
   warnings: string[];
   created_at: number;
+  /** The start's local date (`YYYY-MM-DD` at `offset`): what the list's date range filters on. */
+  local_date: string;
+}
+
+/** One integration's delivery of a scheduled workout (gaps.md `deliveries[]`), plus what only the engine reads. */
+export interface WorkoutDelivery {
+  integration: string;
+  /** pending → delivered | failed. */
+  status: string;
+  reason?: string;
+  detail?: string;
+  updated_at?: number;
+  /** The provider's ids of what was created (Garmin workoutId/scheduleId, intervals.icu event id, Wahoo plan/workout ids); never shown. */
+  remote?: JsonObject;
 }
 
 export interface ConnectionRecord {

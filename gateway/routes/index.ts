@@ -27,6 +27,7 @@ import { grantRoutes } from './grants.js';
 import { dailyRoutes } from './dailies.js';
 import { traceRoutes } from './traces.js';
 import { testRoutes } from './tests.js';
+import { workoutRoutes } from './workouts.js';
 import { accountStatusRoutes } from './account-status.js';
 import { portalRoutes } from './portal.js';
 import { applicationRoutes } from './applications.js';
@@ -62,6 +63,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   profileAppMetadataRoutes(table, deps);
   traceRoutes(table, deps);
   testRoutes(table, deps);
+  workoutRoutes(table, deps);
   accountStatusRoutes(table, deps);
   portalRoutes(table, deps);
   teamPageRoutes(table, deps);

@@ -11,6 +11,7 @@ import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
 import { createUser, unionGrant } from '../../gateway/services/accounts.js';
 import type { Store } from '../../storage/store.js';
 import type { RateLimits } from '../../gateway/auth/rate-limit.js';
+import type { StartEngineOptions } from '../../engine/server.js';
 
 export interface TestStack extends RunningStack {
   dataDir: string;
@@ -28,12 +29,13 @@ export function tempDir(prefix = 'threshold-test-'): string {
  * when given (the caller closes that store; `close` leaves it open). `options.limits`: the gateway's rate
  * limiters, for a test that observes them (createRateLimits with its own pause, say).
  */
-export async function startStack(env: Record<string, string> = {}, options: { store?: Store; limits?: RateLimits } = {}): Promise<TestStack> {
+export async function startStack(env: Record<string, string> = {}, options: { store?: Store; limits?: RateLimits; workouts?: StartEngineOptions['workouts'] } = {}): Promise<TestStack> {
   const dataDir = env.DATA_DIR ?? tempDir();
   const stack = await startRealStack({
     env: { PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '2', LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...env },
     ...(options.store && { store: options.store }),
     ...(options.limits && { limits: options.limits }),
+    ...(options.workouts && { workouts: options.workouts }),
   });
   let keys: SigningKeys | undefined;
   return {
