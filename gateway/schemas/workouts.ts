@@ -10,6 +10,7 @@
  * Kept honest by test/gateway/workouts.test.ts.
  */
 import { z } from 'zod';
+import { named } from './components.js';
 import { dateSchema, instantSchema } from '../../domain/time.js';
 import { swfSchema, INTENSITY_QUANTITIES, VOLUME_QUANTITIES } from '../../domain/workouts/swf.js';
 import { queryInt, queryString } from './query.js';
@@ -29,19 +30,19 @@ const value = (quantities: object) => z.union([
   z.object({ type: z.literal('range'), quantity: quantityNames(quantities), min: z.number().nullable(), max: z.number().nullable() }),
   z.object({ type: z.literal('ramp'), quantity: quantityNames(quantities), start: z.number(), end: z.number() }),
 ]);
-const Step = z.object({
+const Step = named('SwfStep', z.object({
   type: z.literal('step'), effort: z.enum(['work', 'rest']),
   volume: z.object({ type: z.literal('constant'), quantity: quantityNames(VOLUME_QUANTITIES), value: z.number() }).nullable().describe('duration (s) or distance (m), a constant'),
   intensity: value(INTENSITY_QUANTITIES).nullable().describe('speed (m/s), power (W), heart_rate (bpm), cadence, rpe (0–10); only speed is deliverable today'),
   note: z.string().nullable(),
-});
-const Note = z.object({ type: z.literal('note'), text: z.string() });
-const Repeat = z.object({ type: z.literal('repeat'), count: z.number().int(), content: z.array(z.union([Step, Note])) });
-const Section = z.object({ type: z.literal('section'), phase: z.enum(['warmup', 'main', 'cooldown']), content: z.array(z.union([Step, Repeat, Note])) });
-export const SwfDocument = z.object({
+}));
+const Note = named('SwfNote', z.object({ type: z.literal('note'), text: z.string() }));
+const Repeat = named('SwfRepeat', z.object({ type: z.literal('repeat'), count: z.number().int(), content: z.array(z.union([Step, Note])) }));
+const Section = named('SwfSection', z.object({ type: z.literal('section'), phase: z.enum(['warmup', 'main', 'cooldown']), content: z.array(z.union([Step, Repeat, Note])) }));
+export const SwfDocument = named('SwfWorkout', z.object({
   title: z.string().nullable(), description: z.string().nullable(), sport: z.string(),
   content: z.array(z.union([Step, Repeat, Section, Note])),
-}).meta({ description: 'SWF v0.4.0 as stored: every optional key present (null), every node and value with its type' });
+}).meta({ description: 'SWF v0.4.0 as stored: every optional key present (null), every node and value with its type' }));
 
 export const ScheduleWrite = z.object({
   swf: swfSchema.meta(documentedSwf()),
@@ -74,7 +75,7 @@ function documentedSwf(): Record<string, unknown> {
   return { ...schema, description: 'SWF v0.4.0 workout: {title?, description?, sport, content: [step|repeat|section|note]}; `type` may be omitted on repeat, section, note and values; only running with speed intensity is deliverable today' };
 }
 
-export const Delivery = z.object({
+export const Delivery = named('WorkoutDelivery', z.object({
   integration: z.enum(['garmin_connect', 'intervals_icu', 'wahoo']),
   status: z.enum(['pending', 'delivered', 'failed']),
   reason: z.string().optional().describe(
@@ -83,9 +84,9 @@ export const Delivery = z.object({
   ),
   detail: z.string().optional().describe("The provider's answer, or the last transient error while still pending"),
   updated_at: z.string().meta({ format: 'date-time' }).optional(),
-});
+}));
 
-export const ScheduledWorkout = z.object({
+export const ScheduledWorkout = named('ScheduledWorkout', z.object({
   id: z.string(),
   sport: z.string(),
   start: z.string().meta({ format: 'date-time', description: 'UTC instant, ISO 8601 with Z' }),
@@ -96,5 +97,5 @@ export const ScheduledWorkout = z.object({
   application_name: z.string().nullable(),
   deliveries: z.array(Delivery),
   warnings: z.array(z.string()),
-});
+}));
 export type ScheduledWorkout = z.output<typeof ScheduledWorkout>;

@@ -27,7 +27,7 @@ types.after(async (context) => {
   await context.stack?.close();
 });
 
-const RESOURCES = ['ActivitySummary', 'ActivityDetails', 'Lap', 'Source', 'Trace', 'TestSummary', 'TestDetails', 'Daily', 'Team', 'Application', 'Page', 'User', 'UserSummary', 'Marker', 'MaxEffort', 'Zones', 'TemplateWeek', 'AccountStatus', 'TokenResponse', 'ValidationError'];
+const RESOURCES = ['ActivitySummary', 'ActivityDetails', 'Lap', 'Source', 'Trace', 'TestSummary', 'TestDetails', 'Daily', 'Team', 'Application', 'Page', 'User', 'UserSummary', 'Marker', 'MaxEffort', 'Zones', 'TemplateWeek', 'AccountStatus', 'TokenResponse', 'ValidationError', 'ScheduledWorkout', 'SwfWorkout'];
 
 types('every resource is a named schema, referred to by $ref from its operations', ({ document }) => {
   const names = Object.keys(document.components.schemas as object);
