@@ -5,7 +5,8 @@
  *
  * Idempotent and crash-safe: an activity's id is derived from (source id, session index), series
  * blobs are written before the records that point to them, and records, source status and outbox
- * events land in one atomic batch. Running it again after a crash at any point replaces the same
+ * events (`activity_created|updated`, then `activity_analyzed`: the cache exists when the record does,
+ * `activity_deleted`, `source_processed`) land in one atomic batch. Running it again after a crash at any point replaces the same
  * activities and never creates a second copy; activities a re-decode no longer yields are removed.
  * test/engine/ingest-source.test.ts and test/gateway/ingest-crash.test.ts keep it honest.
  */
@@ -85,6 +86,8 @@ async function storeActivities(store: Store, userId: string, sourceId: string, d
     if (existing?.analysis_key) replacedCaches.push(existing.analysis_key);
     ops.push({ collection: 'activities', put: activityRecord(id, userId, sourceId, index, activity, existing, now, analysis) });
     ops.push({ collection: 'events', insert: newEvent(userId, existing ? 'activity_updated' : 'activity_created', id, now) });
+    // The analysis cache was written above, so the activity is analysed as it becomes visible.
+    ops.push({ collection: 'events', insert: newEvent(userId, 'activity_analyzed', id, now) });
   }
   for (const stale of previous.values()) {
     ops.push({ collection: 'activities', delete: { id: stale.id } });
