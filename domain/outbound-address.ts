@@ -40,6 +40,11 @@ export function isRefusedAddress(address: string): boolean {
   return REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+/** WEBHOOK_ALLOWED_HOSTS as both processes read it: comma-separated host names, lowercased. */
+export function parseAllowedHosts(text: string | undefined): string[] {
+  return (text ?? '').split(',').map((host) => host.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter(Boolean);
+}
+
 /** The host of a URL as compared with the allow list: lowercased, IPv6 brackets removed. */
 export function urlHost(url: URL): string {
   return url.hostname.toLowerCase().replace(/^\[|\]$/g, '');

@@ -24,6 +24,7 @@ import { ingestSource } from './service/ingest-source.js';
 import { startJobRunner } from './jobs/runner.js';
 import { ingestJobHandler } from './jobs/ingest-job.js';
 import { INGEST_JOB } from '../storage/jobs.js';
+import { startDispatcher, type Dispatcher } from './events/dispatcher.js';
 import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
 } from './service/analyses.js';
@@ -52,6 +53,8 @@ export interface RunningEngine {
   address: string;
   /** Wakes idle job runners (after an enqueue in the same process). */
   wakeJobs(): void;
+  /** Wakes the webhook dispatcher (after an event was written in the same process). */
+  wakeEvents(): void;
   /** Reports NOT_SERVING, drains calls (then cuts them off), stops the pool. Idempotent. */
   close(): Promise<void>;
 }
@@ -65,11 +68,13 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const server = new Server({ interceptors });
 
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS };
+  let events: Dispatcher | null = null;
+  const wakeEvents = () => events?.wake();
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
   const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
-    IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
+    IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool, wakeEvents }), unary),
     GetActivitySeries: wrapServerStream('GetActivitySeries', getActivitySeries({ store, pool }), unary),
     GetLongitudinalSeries: wrapServerStream('GetLongitudinalSeries', getLongitudinalSeries({ store, pool, logger }), unary),
     GetMeanMax: wrapUnary('GetMeanMax', getMeanMax({ store, pool }), unary),
@@ -106,10 +111,19 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     ? startJobRunner({
         store,
         logger: logger.child({ component: 'jobs' }),
-        handlers: { [INGEST_JOB]: ingestJobHandler({ store, pool }) },
+        handlers: { [INGEST_JOB]: ingestJobHandler({ store, pool, wakeEvents }) },
         concurrency: config.jobConcurrency,
         leaseMs: config.jobLeaseMs,
         pollMs: config.jobPollMs,
+      })
+    : null;
+  // Webhook delivery runs where jobs run: every engine works the shared outbox (engine/events/).
+  events = config.jobs
+    ? startDispatcher({
+        store,
+        logger: logger.child({ component: 'webhooks' }),
+        ...config.webhooks,
+        retentionMs: config.webhooks.retentionDays * 24 * 60 * 60 * 1000,
       })
     : null;
   const backfill = config.jobs ? startAnalysisBackfill({ store, pool, logger: logger.child({ component: 'analysis-backfill' }) }) : null;
@@ -118,12 +132,14 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   return {
     address,
     wakeJobs: () => jobs?.wake(),
+    wakeEvents,
     close() {
       closing ??= (async () => {
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(ENGINE_SERVICE_NAME, 'NOT_SERVING');
         await backfill?.stop();
         await jobs?.close();
+        await events?.close();
         await shutdown(server, SHUTDOWN_GRACE_MS);
         await pool.destroy();
         logger.info({ address }, 'engine: stopped');

@@ -34,6 +34,8 @@ export interface IngestResult {
 export interface IngestDeps {
   store: Store;
   pool: EnginePool;
+  /** Called after events were written (the webhook dispatcher's wake). */
+  wakeEvents?: () => void;
 }
 
 export function ingestSource(deps: IngestDeps) {
@@ -58,15 +60,18 @@ export async function ingestStoredSource(deps: IngestDeps, userId: string, sourc
   } catch (error) {
     // Missing bytes or an unknown file type fail the source like an undecodable file.
     if (error instanceof EngineError && error.status === status.FAILED_PRECONDITION && error.errorCode) {
-      return recordFailure(deps.store, userId, sourceId, error.errorCode, error.message, now);
+      const failed = await recordFailure(deps.store, userId, sourceId, error.errorCode, error.message, now);
+      deps.wakeEvents?.();
+      return failed;
     }
     throw error;
   }
-  if (!outcome.ok) return recordFailure(deps.store, userId, sourceId, outcome.code, outcome.message, now);
-  if (outcome.activities.length === 0) {
-    return recordFailure(deps.store, userId, sourceId, 'no_activity', 'ingest: the file holds no activity', now);
-  }
-  return storeActivities(deps.store, userId, sourceId, outcome.activities, outcome.warnings, now);
+  let result: IngestResult;
+  if (!outcome.ok) result = await recordFailure(deps.store, userId, sourceId, outcome.code, outcome.message, now);
+  else if (outcome.activities.length === 0) result = await recordFailure(deps.store, userId, sourceId, 'no_activity', 'ingest: the file holds no activity', now);
+  else result = await storeActivities(deps.store, userId, sourceId, outcome.activities, outcome.warnings, now);
+  deps.wakeEvents?.();
+  return result;
 }
 
 async function storeActivities(store: Store, userId: string, sourceId: string, decoded: DecodedActivityResult[], warnings: string[], now: number): Promise<IngestResult> {
