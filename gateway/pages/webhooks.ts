@@ -44,8 +44,7 @@ export const FAILING_AFTER = 3;
 const STYLE = `
 .badge{display:inline-block;padding:.05rem .45rem;border-radius:999px;font-size:.8rem;font-weight:600}
 .badge.ok{background:#ecfdf3;color:#067647}.badge.bad{background:#fef3f2;color:var(--danger)}.badge.idle{background:#f1f3f7;color:var(--muted)}
-.log{overflow-x:auto}.log table{min-width:34rem}.log td{white-space:nowrap}.log td.why{white-space:normal;min-width:10rem}
-.log form.inline button{padding:.25rem .6rem;font-size:.85rem}
+.attempts .item form.inline button{padding:.3rem .7rem;font-size:.85rem}
 `;
 
 const TIME = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false, timeZone: 'UTC' });
@@ -75,20 +74,17 @@ export function webhooksPage(view: { applications: ApplicationWebhooks[]; csrfTo
     body: html`<p class="muted"><a href="/account">Your account</a> / Webhooks</p>
 <h1>Webhook deliveries</h1>
 ${view.notice ? html`<p class="notice success" role="status">${view.notice}</p>` : null}
-<p class="muted">Every event of a user who connected your app goes to each endpoint, signed with <code>X-Sweatstack-Signature</code>, and is retried with backoff for 24 hours. A receiver that missed some can read them again from <code>GET /api/v1/events</code>.</p>
+<p class="muted">Every event of a user who connected your app goes to each endpoint, signed with <code class="scope">X-Sweatstack-Signature</code>, and is retried with backoff for 24 hours. A receiver that missed some can read them again from <code class="scope">GET /api/v1/events</code>.</p>
 ${view.applications.length === 0 ? html`<p class="muted">You have not registered an application.</p>` : view.applications.map((app) => html`<h2>${app.name}</h2>
 ${!app.hasSecret && app.endpoints.length > 0 ? html`<p class="notice warn">No webhook secret is set, so nothing is sent: set one in <a href="/account/applications/${encodeURIComponent(app.id)}">the settings</a>.</p>` : null}
 ${app.endpoints.length === 0
   ? html`<p class="muted">No webhook endpoint. Add one in <a href="/account/applications/${encodeURIComponent(app.id)}">the settings</a>.</p>`
   : html`<div class="list">${app.endpoints.map(health)}</div>`}
-${app.attempts.length === 0 ? html`<p class="muted">No delivery attempt yet.</p>` : html`<div class="log"><table>
-<thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Result</th><th scope="col">Time</th><th scope="col"></th></tr></thead>
-<tbody>${app.attempts.map((attempt) => html`<tr>
-<td>${when(attempt.at)}</td>
-<td>${attempt.eventType ?? 'event'}<br><code>${attempt.eventId}</code></td>
-<td class="why">${attempt.error === null ? html`<span class="badge ok">${attempt.statusCode}</span>` : html`<span class="badge bad">${attempt.statusCode ?? 'no answer'}</span> ${attempt.error}`}<br><span class="muted">${attempt.endpoint}</span></td>
-<td>${attempt.durationMs} ms</td>
-<td><form method="post" action="/account/webhooks/redeliver" class="inline"><input type="hidden" name="csrf" value="${view.csrfToken}"><input type="hidden" name="application_id" value="${app.id}"><input type="hidden" name="event_id" value="${attempt.eventId}"><input type="hidden" name="endpoint" value="${attempt.endpoint}"><button type="submit" class="secondary">Redeliver</button></form></td>
-</tr>`)}</tbody></table></div>`}`)}`,
+${app.attempts.length === 0 ? html`<p class="muted">No delivery attempt yet.</p>` : html`<p class="muted"><strong>Recent attempts</strong>, newest first</p><div class="list attempts">${app.attempts.map((attempt) => html`<div class="item">
+<div><strong>${attempt.eventType ?? 'event'}</strong> <code>${attempt.eventId}</code>
+<p class="muted">${attempt.error === null ? html`<span class="badge ok">${attempt.statusCode}</span>` : html`<span class="badge bad">${attempt.statusCode ?? 'no answer'}</span> ${attempt.error}`} · ${attempt.durationMs} ms</p>
+<p class="muted">${when(attempt.at)} · ${attempt.endpoint}</p></div>
+<form method="post" action="/account/webhooks/redeliver" class="inline"><input type="hidden" name="csrf" value="${view.csrfToken}"><input type="hidden" name="application_id" value="${app.id}"><input type="hidden" name="event_id" value="${attempt.eventId}"><input type="hidden" name="endpoint" value="${attempt.endpoint}"><button type="submit" class="secondary" title="Send this event to ${attempt.endpoint} again">Redeliver</button></form>
+</div>`)}</div>`}`)}`,
   };
 }
