@@ -25,7 +25,7 @@ export function newDelivery(event: EventRecord, applicationId: string, endpoint:
     event_id: event.id, user_id: event.user_id, application_id: applicationId, endpoint,
     queue: queueOf(applicationId, endpoint, event.user_id), seq,
     status: 'pending', attempts: 0, next_attempt_at: now, expires_at: event.timestamp + DELIVERY_WINDOW_MS,
-    lease_owner: null, lease_until: null, last_status: null, last_error: null, created_at: now, updated_at: now,
+    lease_owner: null, lease_until: null, claim: null, last_status: null, last_error: null, created_at: now, updated_at: now,
   };
 }
 

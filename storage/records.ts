@@ -499,8 +499,19 @@ export interface EventRecord {
   created_at: number;
   /** Order among events written by one process in the same millisecond (a batch's events in batch order). */
   ord?: number;
-  /** Position in the event feed, set at publication: unique, and publications commit in increasing order. */
+  /** Position in the event feed, set at publication: unique, and publications commit in increasing order (EventPublicationRecord). */
   seq?: number;
+}
+
+/**
+ * One publication of events (engine/events/publish.ts): its id `p<first>` is the guard that lets only one
+ * of two racing publishers number events from `first`. Kept an hour.
+ */
+export interface EventPublicationRecord {
+  id: string;
+  first: number;
+  last: number;
+  created_at: number;
 }
 
 /**
@@ -526,6 +537,8 @@ export interface EventDeliveryRecord {
   expires_at: number;
   lease_owner: string | null;
   lease_until: number | null;
+  /** The claim round that holds the lease (one batch claims many deliveries; this tells which it got). */
+  claim: string | null;
   last_status: number | null;
   last_error: string | null;
   created_at: number;

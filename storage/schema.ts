@@ -60,7 +60,8 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   max_efforts: { owner: 'user_id', indexes: [{ fields: ['user_id', 'sport', 'date'] }] },
   workouts: { owner: 'user_id', indexes: [{ fields: ['user_id', 'start'] }] },
   connections: { owner: 'user_id', indexes: [{ fields: ['user_id', 'provider'], unique: true }] },
-  events: { owner: 'user_id', indexes: [{ fields: ['status', 'created_at'] }, { fields: ['seq'], unique: true, sparse: true }, { fields: ['user_id', 'seq'] }] },
+  events: { owner: 'user_id', indexes: [{ fields: ['status', 'created_at'] }, { fields: ['seq'] }, { fields: ['user_id', 'seq'] }] },
+  event_publications: { owner: null, indexes: [{ fields: ['last'] }, { fields: ['created_at'] }] },
   event_deliveries: {
     owner: 'user_id',
     indexes: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['queue', 'status', 'seq'] }, { fields: ['application_id', 'status'] }, { fields: ['updated_at'] }],
