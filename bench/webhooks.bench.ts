@@ -8,12 +8,16 @@
  * ordered per user, so USERS queues run side by side. Delay: CHANGES tests created through the API by
  * WRITERS clients at once (each write wakes the dispatcher in-process; the poll stays at its default
  * 500 ms), each timed from the event's timestamp to the receiver's arrival of its first attempt.
+ * Reference in the same run: the same number of signed POSTs straight to the receiver with the same
+ * concurrency and no store (engine/events/deliver.ts alone), the ceiling the dispatcher is compared with.
  * Absolute figures are indicative only (2 shared cores; the receiver competes with the service).
  */
 import { startStack } from '../test/support/stack.js';
 import { startReceiver, subscribe } from '../test/support/webhook-receiver.js';
 import { jsonClient } from '../test/support/json-api.js';
 import { newEvent } from '../storage/events.js';
+import { deliver, keepAliveAgents } from '../engine/events/deliver.js';
+import { WEBHOOK_DEFAULTS } from '../engine/config.js';
 
 export const question = 'Webhooks: deliveries per second to a loopback receiver, and delay from a change to its first delivery attempt (p50/p99)';
 
@@ -77,9 +81,25 @@ export async function run(): Promise<string> {
     await until(() => arrivals.size >= CHANGES, 120_000);
     const written = await stack.store.events.find({ user_id: { $in: writers.map((writer) => writer.userId) } });
     const delays = written.map((event) => arrivals.get(event.id)! - event.timestamp).sort((a, b) => a - b);
+    // Reference: signed POSTs alone.
+    receiver.answer = () => 200;
+    const agents = keepAliveAgents(WEBHOOK_DEFAULTS.concurrency);
+    let sent = 0;
+    const raw = performance.now();
+    await Promise.all(Array.from({ length: WEBHOOK_DEFAULTS.concurrency }, async () => {
+      while (sent < ids.size) {
+        sent += 1;
+        const outcome = await deliver(receiver.url, '{"id":"x"}', 'whsec_bench', { allowedHosts: ['127.0.0.1'], timeoutMs: 2000, agents });
+        if (outcome.error !== null) throw new Error(`bench: reference POST failed: ${outcome.error}`);
+      }
+    }));
+    const rawPerSecond = ids.size / ((performance.now() - raw) / 1000);
+    agents.http.destroy();
+    const perSecond = ids.size / (throughputMs / 1000);
     return [
-      `${ids.size} events (${USERS} users × ${EVENTS_PER_USER}) delivered in ${(throughputMs / 1000).toFixed(2)} s from the write: ${Math.round(ids.size / (throughputMs / 1000))} deliveries/s `
+      `${ids.size} events (${USERS} users × ${EVENTS_PER_USER}) delivered in ${(throughputMs / 1000).toFixed(2)} s from the write: ${Math.round(perSecond)} deliveries/s `
         + `(${Math.round(ids.size / ((lastArrival - firstArrival) / 1000))}/s first to last arrival; ${requests - ids.size} repeated requests)`,
+      `reference, signed POSTs alone (no store): ${Math.round(rawPerSecond)}/s; the dispatcher reaches ${(perSecond / rawPerSecond).toFixed(2)}× of it`,
       `change → first attempt over ${CHANGES} tests created by ${WRITERS} clients at once: p50 ${quantile(delays, 0.5)} ms, p99 ${quantile(delays, 0.99)} ms, max ${delays.at(-1)} ms`,
     ].join('\n  ');
   } finally {
