@@ -5,8 +5,8 @@
  *
  * Why positions are safe as a cursor: a publisher numbers events from the highest published `seq` + 1 and
  * inserts a publication record whose id is that first number in the same batch, so two publishers that
- * read the same highest number collide and one batch fails whole (DuplicateKeyError; delivery ids are
- * deterministic too). A batch therefore commits only after every lower number is visible: readers of the
+ * read the same highest number collide and one batch fails whole (a duplicate key, or MongoDB's write
+ * conflict; delivery ids are deterministic too). A batch therefore commits only after every lower number is visible: readers of the
  * feed never see a gap that fills later, and events written in the same millisecond get distinct, ordered
  * positions (batch order, storage/events.ts `ord`).
  *
@@ -52,7 +52,9 @@ export async function publishPending(store: Store, now = Date.now()): Promise<nu
   try {
     await store.batch(ops);
   } catch (error) {
-    if (error instanceof DuplicateKeyError) return 0; // another publisher numbered them first
+    // Another publisher numbered from the same place first: a duplicate key on SQLite, a write conflict
+    // on MongoDB; either way its publication record is there now. The next round goes on after it.
+    if (error instanceof DuplicateKeyError || (await store.event_publications.get(`p${first}`)) !== null) return 0;
     throw error;
   }
   return pending.length;
