@@ -12,6 +12,9 @@ import { jsonClient } from '../support/json-api.js';
 import { csvActivity, settled, upload } from '../support/uploads.js';
 import { retryDelay } from '../../engine/events/dispatcher.js';
 import type { EventAttemptRecord } from '../../storage/store.js';
+import { openStore } from '../../storage/open-store.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const BASE_MS = 40;
 const TIMEOUT_MS = 300;
@@ -194,6 +197,33 @@ webhooks('an upload sends activity_created, then activity_analyzed, then source_
   ]);
   const activity = await context.stack.store.activities.get(done.activity_ids[0]!);
   assert.ok(activity?.analysis_key && (await context.stack.store.blobs.size(activity.analysis_key))! > 0, 'the cache exists');
+});
+
+webhooks('attempt records and finished deliveries older than the retention are removed when the dispatcher starts', async () => {
+  const store = await openStore({ mongodbUri: null, sqliteFile: ':memory:' });
+  const now = Date.now();
+  const old = now - 2 * DAY_MS;
+  const attempt = (id: string, at: number) => ({ id, delivery_id: 'd', event_id: 'e', user_id: 'u', application_id: 'a', endpoint: 'https://example.com/h', at, status_code: 200, error: null, duration_ms: 3 });
+  const delivery = (id: string, status: 'delivered' | 'pending', updatedAt: number) => ({
+    id, event_id: 'e', user_id: 'u', application_id: 'a', endpoint: 'https://example.com/h', queue: `q${id}`, seq: 1, status, attempts: 1,
+    next_attempt_at: status === 'pending' ? now + DAY_MS : null, expires_at: now + DAY_MS, lease_owner: null, lease_until: null, claim: null,
+    last_status: null, last_error: null, created_at: updatedAt, updated_at: updatedAt,
+  });
+  await store.batch([
+    { collection: 'event_attempts', insert: attempt('old', old) }, { collection: 'event_attempts', insert: attempt('new', now) },
+    { collection: 'event_deliveries', insert: delivery('old-done', 'delivered', old) }, { collection: 'event_deliveries', insert: delivery('new-done', 'delivered', now) },
+    { collection: 'event_deliveries', insert: delivery('old-pending', 'pending', old) },
+  ]);
+  const stack = await startStack({ WEBHOOK_ATTEMPT_RETENTION_DAYS: '1' }, { store });
+  try {
+    const deadline = Date.now() + 10_000;
+    while ((await store.event_attempts.count({})) > 1 && Date.now() < deadline);
+    assert.equal((await store.event_attempts.find({})).map((record) => record.id), ['new']);
+    assert.equal((await store.event_deliveries.find({}, { sort: { id: 1 } })).map((record) => record.id), ['new-done', 'old-pending'], 'a pending delivery stays');
+  } finally {
+    await stack.close();
+    await store.close();
+  }
 });
 
 webhooks.run();
