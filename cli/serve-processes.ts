@@ -27,7 +27,7 @@ import { storeOptionsFor } from '../storage/config.js';
 import { loadBoth } from './stack.js';
 
 /** Messages between the primary and its gateway processes. */
-type ToPrimary = { type: 'listening'; url: string } | { type: 'wake-jobs' };
+type ToPrimary = { type: 'listening'; url: string } | { type: 'wake-jobs' } | { type: 'wake-events' };
 type ToGateway = { type: 'shutdown' };
 
 /** A gateway process that exits within this long of its start counts as a crash loop. */
@@ -56,6 +56,7 @@ export async function servePrimary(env: Record<string, string | undefined>, proc
     started.set(worker, Date.now());
     worker.on('message', (message: ToPrimary) => {
       if (message.type === 'wake-jobs') engine.wakeJobs();
+      else if (message.type === 'wake-events') engine.wakeEvents();
       else if (message.type === 'listening' && !announced) {
         announced = true;
         logger.info({ url: message.url, engine: engine.address, gateway_processes: processes }, 'threshold is running');
@@ -97,7 +98,7 @@ export async function serveGateway(env: Record<string, string | undefined>): Pro
   process.on('disconnect', () => process.exit(1));
   const store = await openStore(storeOptionsFor(config.store));
   const gateway = await startGateway({
-    config, store, logger, wakeJobs: () => send({ type: 'wake-jobs' }), limits: createRateLimits({ processes: config.gatewayProcesses }),
+    config, store, logger, wakeJobs: () => send({ type: 'wake-jobs' }), wakeEvents: () => send({ type: 'wake-events' }), limits: createRateLimits({ processes: config.gatewayProcesses }),
   });
   let closing = false;
   const close = async (): Promise<void> => {

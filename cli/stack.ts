@@ -41,6 +41,7 @@ export async function startStack(options: { env: Record<string, string | undefin
       store,
       logger: logger.child({ role: 'gateway' }),
       wakeJobs: engine.wakeJobs,
+      wakeEvents: engine.wakeEvents,
       ...(options.limits && { limits: options.limits }),
     });
     return {

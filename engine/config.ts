@@ -8,6 +8,7 @@ import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
 import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
+import { parseAllowedHosts } from '../domain/outbound-address.js';
 
 export interface EngineConfig {
   /** ENGINE_ADDRESS: host:port the gRPC server binds (loopback by default: the engine trusts its callers). */
@@ -26,9 +27,38 @@ export interface EngineConfig {
   jobLeaseMs: number;
   /** JOB_POLL_MS: how often an idle runner looks for work. */
   jobPollMs: number;
+  /** Webhook delivery (engine/events/); runs where jobs run (ENGINE_JOBS). */
+  webhooks: WebhookConfig;
   /** MONGODB_URI, DATA_DIR, … as read by storage/config.ts. */
   store: StoreConfig;
 }
+
+export interface WebhookConfig {
+  /** WEBHOOK_ALLOWED_HOSTS: hosts a delivery may reach although not public (the gateway reads the same list for registration). */
+  allowedHosts: string[];
+  /** WEBHOOK_CONCURRENCY: delivery attempts in flight at once in this process. */
+  concurrency: number;
+  /** WEBHOOK_POLL_MS: how often an idle dispatcher looks for work written by another process. */
+  pollMs: number;
+  /** WEBHOOK_LEASE_MS: how long a claimed delivery stays claimed (a dead process's attempts start again after it). */
+  leaseMs: number;
+  /** WEBHOOK_RETRY_BASE_MS: first retry delay before jitter; each further retry doubles it, at most 1 h. */
+  retryBaseMs: number;
+  /** WEBHOOK_TIMEOUT_MS: how long a receiver has to answer. */
+  timeoutMs: number;
+  /** WEBHOOK_ATTEMPT_RETENTION_DAYS: how long the attempt log and finished deliveries are kept. */
+  retentionDays: number;
+}
+
+export const WEBHOOK_DEFAULTS = {
+  allowedHosts: [] as string[], // only public https hosts
+  concurrency: 64, // attempts are network waits; sockets are kept alive per receiver
+  pollMs: 500, // writes in this process wake the dispatcher at once
+  leaseMs: 30_000, // an attempt takes at most WEBHOOK_TIMEOUT_MS plus two store writes
+  retryBaseMs: 10_000, // 10 s, 20 s, 40 s … (±50 % jitter), capped at 1 h, until 24 h after the event
+  timeoutMs: 2_000, // gaps.md: "Receivers must answer 2xx within 2 s"
+  retentionDays: 14,
+};
 
 export const ENGINE_DEFAULTS = {
   engineAddress: '127.0.0.1:50051', // loopback: expose it deliberately, with ENGINE_TOKEN
@@ -39,7 +69,7 @@ export const ENGINE_DEFAULTS = {
   jobConcurrency: 2, // sources decoded at once per process (each decode uses one pool thread)
   jobLeaseMs: 30_000, // renewed every 10 s while a job runs
   jobPollMs: 500,
-} as const satisfies Omit<EngineConfig, 'store'>;
+} as const satisfies Omit<EngineConfig, 'store' | 'webhooks'>;
 
 export function loadEngineConfig(env: Env): EngineConfig {
   const problems: string[] = [];
@@ -51,9 +81,18 @@ export function loadEngineConfig(env: Env): EngineConfig {
   const jobConcurrency = readInteger(env, 'JOB_CONCURRENCY', ENGINE_DEFAULTS.jobConcurrency, { min: 1, max: 256 }, problems);
   const jobLeaseMs = readInteger(env, 'JOB_LEASE_MS', ENGINE_DEFAULTS.jobLeaseMs, { min: 100, max: 3_600_000 }, problems);
   const jobPollMs = readInteger(env, 'JOB_POLL_MS', ENGINE_DEFAULTS.jobPollMs, { min: 10, max: 600_000 }, problems);
+  const webhooks: WebhookConfig = {
+    allowedHosts: parseAllowedHosts(present(env, 'WEBHOOK_ALLOWED_HOSTS')),
+    concurrency: readInteger(env, 'WEBHOOK_CONCURRENCY', WEBHOOK_DEFAULTS.concurrency, { min: 1, max: 4096 }, problems),
+    pollMs: readInteger(env, 'WEBHOOK_POLL_MS', WEBHOOK_DEFAULTS.pollMs, { min: 10, max: 600_000 }, problems),
+    leaseMs: readInteger(env, 'WEBHOOK_LEASE_MS', WEBHOOK_DEFAULTS.leaseMs, { min: 1000, max: 3_600_000 }, problems),
+    retryBaseMs: readInteger(env, 'WEBHOOK_RETRY_BASE_MS', WEBHOOK_DEFAULTS.retryBaseMs, { min: 1, max: 3_600_000 }, problems),
+    timeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_MS', WEBHOOK_DEFAULTS.timeoutMs, { min: 100, max: 60_000 }, problems),
+    retentionDays: readInteger(env, 'WEBHOOK_ATTEMPT_RETENTION_DAYS', WEBHOOK_DEFAULTS.retentionDays, { min: 1, max: 3650 }, problems),
+  };
   const store = readStoreConfig(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, store };
+  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, webhooks, store };
 }
 
 function readThreads(env: Env, problems: string[]): number {

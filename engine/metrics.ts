@@ -67,8 +67,13 @@ export function createEngineMetrics(options: { store: Store; pool: EnginePool; j
     },
   });
   new Gauge({
-    name: 'threshold_webhook_backlog', help: 'Events not yet delivered to every webhook endpoint.', registers: [registry],
-    async collect() { this.set(await store.events.count({ status: 'pending' })); },
+    name: 'threshold_webhook_backlog', help: 'Webhook deliveries (event x endpoint) not yet delivered or expired, and events not yet published to them.',
+    labelNames: ['stage'], registers: [registry],
+    async collect() {
+      const [deliveries, events] = await Promise.all([store.event_deliveries.count({ status: 'pending' }), store.events.count({ status: 'pending' })]);
+      this.set({ stage: 'delivery' }, deliveries);
+      this.set({ stage: 'publication' }, events);
+    },
   });
   const aggregator = cluster.isPrimary ? new AggregatorRegistry() : null;
 

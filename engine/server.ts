@@ -27,6 +27,7 @@ import { INGEST_JOB } from '../storage/jobs.js';
 import { WORKOUT_DELIVERY_JOB, WORKOUT_REMOVAL_JOB } from '../storage/workout-jobs.js';
 import { workoutDeliveryJobHandler, workoutRemovalJobHandler } from './jobs/workout-jobs.js';
 import { workoutDeliveryOptions, type WorkoutDeliveryOptions } from './workouts/delivery-options.js';
+import { startDispatcher, type Dispatcher } from './events/dispatcher.js';
 import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
 } from './service/analyses.js';
@@ -58,6 +59,8 @@ export interface RunningEngine {
   address: string;
   /** Wakes idle job runners (after an enqueue in the same process). */
   wakeJobs(): void;
+  /** Wakes the webhook dispatcher (after an event was written in the same process). */
+  wakeEvents(): void;
   /** Reports NOT_SERVING, drains calls (then cuts them off), stops the pool. Idempotent. */
   close(): Promise<void>;
 }
@@ -70,8 +73,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const interceptors: ServerInterceptor[] = config.engineToken === null ? [] : [authenticate(config.engineToken)];
   const server = new Server({ interceptors });
 
+  let events: Dispatcher | null = null;
+  const wakeEvents = () => events?.wake();
   const jobHandlers = {
-    [INGEST_JOB]: ingestJobHandler({ store, pool }),
+    [INGEST_JOB]: ingestJobHandler({ store, pool, wakeEvents }),
     ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions(options.workouts) }),
   };
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers) });
@@ -80,7 +85,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
-    IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
+    IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool, wakeEvents }), unary),
     GetActivitySeries: wrapServerStream('GetActivitySeries', getActivitySeries({ store, pool }), unary),
     GetLongitudinalSeries: wrapServerStream('GetLongitudinalSeries', getLongitudinalSeries({ store, pool, logger }), unary),
     GetMeanMax: wrapUnary('GetMeanMax', getMeanMax({ store, pool }), unary),
@@ -125,18 +130,29 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         onFailure: metrics.jobFailed,
       })
     : null;
+  // Webhook delivery runs where jobs run: every engine works the shared outbox (engine/events/).
+  events = config.jobs
+    ? startDispatcher({
+        store,
+        logger: logger.child({ component: 'webhooks' }),
+        ...config.webhooks,
+        retentionMs: config.webhooks.retentionDays * 24 * 60 * 60 * 1000,
+      })
+    : null;
   const backfill = config.jobs ? startAnalysisBackfill({ store, pool, logger: logger.child({ component: 'analysis-backfill' }) }) : null;
 
   let closing: Promise<void> | null = null;
   return {
     address,
     wakeJobs: () => jobs?.wake(),
+    wakeEvents,
     close() {
       closing ??= (async () => {
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(ENGINE_SERVICE_NAME, 'NOT_SERVING');
         await backfill?.stop();
         await jobs?.close();
+        await events?.close();
         await shutdown(server, SHUTDOWN_GRACE_MS);
         await pool.destroy();
         logger.info({ address }, 'engine: stopped');

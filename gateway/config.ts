@@ -2,6 +2,7 @@
  * Gateway configuration: the only place the gateway reads the environment. Every problem is reported at
  * once (a ConfigError listing them all), before anything starts.
  */
+import { parseAllowedHosts } from '../domain/outbound-address.js';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
@@ -130,7 +131,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     pagesBaseAuto: !env.PAGES_BASE?.trim(),
     pageMaxFiles: readInteger(env, 'PAGE_MAX_FILES', GATEWAY_DEFAULTS.pageMaxFiles, { min: 1, max: 100_000 }, problems),
     pageMaxBytes: readInteger(env, 'PAGE_MAX_BYTES', GATEWAY_DEFAULTS.pageMaxBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
-    webhookAllowedHosts: (present(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
+    webhookAllowedHosts: parseAllowedHosts(present(env, 'WEBHOOK_ALLOWED_HOSTS')),
     corsAllowedOrigins: readCorsOrigins(env, problems),
     metricsToken: present(env, 'METRICS_TOKEN') ?? null,
     store: readStoreConfig(env, problems),

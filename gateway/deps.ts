@@ -22,4 +22,6 @@ export interface GatewayDeps {
   metrics: GatewayMetrics;
   /** Wakes the job runner when it lives in this process (after an upload is queued). */
   wakeJobs?: () => void;
+  /** Wakes the webhook dispatcher when it lives in this process (after an event is written). */
+  wakeEvents?: () => void;
 }

@@ -36,6 +36,8 @@ export async function startGateway(options: {
   logger: Logger;
   /** The in-process job runner's wake-up, when the engine runs in this process. */
   wakeJobs?: () => void;
+  /** The in-process webhook dispatcher's wake-up, when the engine runs in this process. */
+  wakeEvents?: () => void;
   /** The rate limiters; default createRateLimits() (tests pass their own to observe the slow-down). */
   limits?: RateLimits;
 }): Promise<RunningGateway> {
@@ -65,7 +67,7 @@ export async function startGateway(options: {
   const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs, observe: metrics.observeEngineCall });
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const app = createApp({
-    config, store, engine, keys, logger, metrics, wakeJobs: options.wakeJobs,
+    config, store, engine, keys, logger, metrics, wakeJobs: options.wakeJobs, wakeEvents: options.wakeEvents,
     sessions: new Sessions(store, config.baseUrl), mailer, limits: options.limits ?? createRateLimits(),
   });
   server.on('request', app.callback());

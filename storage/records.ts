@@ -503,10 +503,77 @@ export interface EventRecord {
   event_type: string;
   resource_id: string;
   timestamp: number;
-  /** Per application id: delivery state of its webhook endpoints. */
+  /** Per application id: delivery state of its webhook endpoints. Unused since issue 15: EventDeliveryRecord holds it. */
   deliveries: Record<string, { attempts: number; delivered_at: number | null; next_attempt_at: number | null }>;
-  status: 'pending' | 'delivered' | 'expired';
+  /**
+   * `pending` until the dispatcher publishes it (gives it `seq` and its deliveries, engine/events/publish.ts);
+   * `published` afterwards. (`delivered` and `expired` are never written: each delivery has its own status.)
+   */
+  status: 'pending' | 'published' | 'delivered' | 'expired';
   created_at: number;
+  /** Order among events written by one process in the same millisecond (a batch's events in batch order). */
+  ord?: number;
+  /** Position in the event feed, set at publication: unique, and publications commit in increasing order (EventPublicationRecord). */
+  seq?: number;
+}
+
+/**
+ * One publication of events (engine/events/publish.ts): its id `p<first>` is the guard that lets only one
+ * of two racing publishers number events from `first`. Kept an hour.
+ */
+export interface EventPublicationRecord {
+  id: string;
+  first: number;
+  last: number;
+  created_at: number;
+}
+
+/**
+ * One event on its way to one webhook endpoint of one application (engine/events/). Deliveries sharing a
+ * `queue` (application, endpoint, user) go out in `seq` order: one is attempted only when no delivery of
+ * its queue with a lower `seq` is still pending.
+ */
+export interface EventDeliveryRecord {
+  /** `<event id>:<endpoint key>`, or `…:r<time>` for a redelivery asked on the account page. */
+  id: string;
+  event_id: string;
+  /** The event's user (whose deletion removes it). */
+  user_id: string;
+  application_id: string;
+  endpoint: string;
+  queue: string;
+  seq: number;
+  status: 'pending' | 'delivered' | 'expired';
+  attempts: number;
+  /** Epoch ms; null once final. */
+  next_attempt_at: number | null;
+  /** Epoch ms: 24 h after the event (after the request, for a redelivery); no attempt starts later. */
+  expires_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** The claim round that holds the lease (one batch claims many deliveries; this tells which it got). */
+  claim: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One delivery attempt, kept for the account page's attempt log (retention: WEBHOOK_ATTEMPT_RETENTION_DAYS). */
+export interface EventAttemptRecord {
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  /** The event's user. */
+  user_id: string;
+  application_id: string;
+  endpoint: string;
+  /** Epoch ms when the attempt started. */
+  at: number;
+  /** The receiver's HTTP status, or null when none came (timeout, refused address, connection error). */
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
 }
 
 export interface JobRecord {

@@ -60,7 +60,13 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   max_efforts: { owner: 'user_id', indexes: [{ fields: ['user_id', 'sport', 'date'] }] },
   workouts: { owner: 'user_id', indexes: [{ fields: ['user_id', 'start'] }] },
   connections: { owner: 'user_id', indexes: [{ fields: ['user_id', 'provider'], unique: true }] },
-  events: { owner: 'user_id', indexes: [{ fields: ['status', 'created_at'] }] },
+  events: { owner: 'user_id', indexes: [{ fields: ['status', 'created_at'] }, { fields: ['seq'] }, { fields: ['user_id', 'seq'] }] },
+  event_publications: { owner: null, indexes: [{ fields: ['last'] }, { fields: ['created_at'] }] },
+  event_deliveries: {
+    owner: 'user_id',
+    indexes: [{ fields: ['status', 'next_attempt_at'] }, { fields: ['queue', 'status', 'seq'] }, { fields: ['application_id', 'status'] }, { fields: ['updated_at'] }],
+  },
+  event_attempts: { owner: 'user_id', indexes: [{ fields: ['application_id', 'at'] }, { fields: ['delivery_id'] }, { fields: ['at'] }] },
   jobs: { owner: 'user_id', indexes: [{ fields: ['key'], unique: true, sparse: true }, { fields: ['status', 'run_after'] }, { fields: ['kind', 'status'] }] },
 };
 

@@ -21,7 +21,7 @@
  */
 import type {
   ActivityRecord, ApplicationRecord, AuthorizationCodeRecord, ClientSecretRecord, ConnectionRecord,
-  DailyRecord, EventRecord, GrantRecord, InteractionRecord, JobRecord, MagicLinkRecord, MarkerRecord,
+  DailyRecord, EventAttemptRecord, EventDeliveryRecord, EventPublicationRecord, EventRecord, GrantRecord, InteractionRecord, JobRecord, MagicLinkRecord, MarkerRecord,
   MaxEffortRecord, PageRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
@@ -222,6 +222,9 @@ export interface Collections {
   workouts: Collection<WorkoutRecord>;
   connections: Collection<ConnectionRecord>;
   events: Collection<EventRecord>;
+  event_publications: Collection<EventPublicationRecord>;
+  event_deliveries: Collection<EventDeliveryRecord>;
+  event_attempts: Collection<EventAttemptRecord>;
   jobs: Collection<JobRecord>;
 }
 

@@ -23,6 +23,7 @@ export function ingestJobHandler(deps: IngestDeps): JobHandler {
     async onGiveUp(job, error) {
       const message = `ingest: processing failed repeatedly (${error instanceof Error ? error.message : String(error)})`;
       await recordFailure(deps.store, job.user_id!, String(job.payload.source_id), 'ingest_failed', message, Date.now());
+      deps.wakeEvents?.();
     },
   };
 }

@@ -5,7 +5,8 @@
  *
  * Idempotent and crash-safe: an activity's id is derived from (source id, session index), series
  * blobs are written before the records that point to them, and records, source status and outbox
- * events land in one atomic batch. Running it again after a crash at any point replaces the same
+ * events (`activity_created|updated`, then `activity_analyzed`: the cache exists when the record does,
+ * `activity_deleted`, `source_processed`) land in one atomic batch. Running it again after a crash at any point replaces the same
  * activities and never creates a second copy; activities a re-decode no longer yields are removed.
  * test/engine/ingest-source.test.ts and test/gateway/ingest-crash.test.ts keep it honest.
  */
@@ -33,6 +34,8 @@ export interface IngestResult {
 export interface IngestDeps {
   store: Store;
   pool: EnginePool;
+  /** Called after events were written (the webhook dispatcher's wake). */
+  wakeEvents?: () => void;
 }
 
 export function ingestSource(deps: IngestDeps) {
@@ -57,15 +60,18 @@ export async function ingestStoredSource(deps: IngestDeps, userId: string, sourc
   } catch (error) {
     // Missing bytes or an unknown file type fail the source like an undecodable file.
     if (error instanceof EngineError && error.status === status.FAILED_PRECONDITION && error.errorCode) {
-      return recordFailure(deps.store, userId, sourceId, error.errorCode, error.message, now);
+      const failed = await recordFailure(deps.store, userId, sourceId, error.errorCode, error.message, now);
+      deps.wakeEvents?.();
+      return failed;
     }
     throw error;
   }
-  if (!outcome.ok) return recordFailure(deps.store, userId, sourceId, outcome.code, outcome.message, now);
-  if (outcome.activities.length === 0) {
-    return recordFailure(deps.store, userId, sourceId, 'no_activity', 'ingest: the file holds no activity', now);
-  }
-  return storeActivities(deps.store, userId, sourceId, outcome.activities, outcome.warnings, now);
+  let result: IngestResult;
+  if (!outcome.ok) result = await recordFailure(deps.store, userId, sourceId, outcome.code, outcome.message, now);
+  else if (outcome.activities.length === 0) result = await recordFailure(deps.store, userId, sourceId, 'no_activity', 'ingest: the file holds no activity', now);
+  else result = await storeActivities(deps.store, userId, sourceId, outcome.activities, outcome.warnings, now);
+  deps.wakeEvents?.();
+  return result;
 }
 
 async function storeActivities(store: Store, userId: string, sourceId: string, decoded: DecodedActivityResult[], warnings: string[], now: number): Promise<IngestResult> {
@@ -85,6 +91,8 @@ async function storeActivities(store: Store, userId: string, sourceId: string, d
     if (existing?.analysis_key) replacedCaches.push(existing.analysis_key);
     ops.push({ collection: 'activities', put: activityRecord(id, userId, sourceId, index, activity, existing, now, analysis) });
     ops.push({ collection: 'events', insert: newEvent(userId, existing ? 'activity_updated' : 'activity_created', id, now) });
+    // The analysis cache was written above, so the activity is analysed as it becomes visible.
+    ops.push({ collection: 'events', insert: newEvent(userId, 'activity_analyzed', id, now) });
   }
   for (const stale of previous.values()) {
     ops.push({ collection: 'activities', delete: { id: stale.id } });

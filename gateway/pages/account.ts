@@ -100,7 +100,8 @@ ${view.owned.length === 0
   : html`<div class="list">${view.owned.map((app) => html`<div class="item">
 <div><strong>${app.name}</strong><p class="muted">${app.isPrivate ? 'Private: only your account can connect' : 'Public'}</p></div>
 <a href="/account/applications/${encodeURIComponent(app.id)}">Settings</a>
-</div>`)}</div>`}
+</div>`)}</div>
+<p class="muted">Webhook deliveries of your applications: failing endpoints, the attempt log, redelivery. <a href="/account/webhooks">Webhooks</a></p>`}
 <h2>Teams</h2>
 <p class="muted">The teams you own or belong to, and the teams you let see your data. <a href="/account/teams">Manage teams</a></p>
 <form method="post" action="/signout" class="actions">${csrfField(view.csrfToken)}<button type="submit" class="secondary">Sign out</button></form>

@@ -33,6 +33,8 @@ import { portalRoutes } from './portal.js';
 import { applicationRoutes } from './applications.js';
 import { pageRoutes } from './pages.js';
 import { teamPageRoutes } from './team-pages.js';
+import { eventRoutes } from './events.js';
+import { webhookPageRoutes } from './account-webhooks.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -65,6 +67,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   testRoutes(table, deps);
   workoutRoutes(table, deps);
   accountStatusRoutes(table, deps);
+  eventRoutes(table, deps);
+  webhookPageRoutes(table, deps);
   portalRoutes(table, deps);
   teamPageRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.

@@ -76,6 +76,7 @@ export function testRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function createTest(ctx) {
       const record = testFromInput(ctx.state.auth.userId, ctx.state.body as TestInput, ctx.state.auth, null);
       await store.batch([{ collection: 'tests', insert: record }, { collection: 'events', insert: newEvent(record.user_id, 'test_created', record.id) }]);
+      deps.wakeEvents?.();
       ctx.body = presentTestSummary(record, ctx.state.auth);
     },
   );
@@ -109,6 +110,7 @@ export function testRoutes(table: RouteTable, deps: GatewayDeps): void {
         { collection: 'tests', update: { id: existing.id, updated_at: existing.updated_at }, change: { set: fields } },
         { collection: 'events', insert: newEvent(record.user_id, 'test_updated', record.id) },
       ]), async () => (await store.tests.get(existing.id))?.updated_at === record.updated_at);
+      deps.wakeEvents?.();
       ctx.body = presentTestSummary(record, ctx.state.auth);
     },
   );
@@ -126,6 +128,7 @@ export function testRoutes(table: RouteTable, deps: GatewayDeps): void {
         { collection: 'tests', delete: { id: test.id, user_id: test.user_id } },
         { collection: 'events', insert: newEvent(test.user_id, 'test_deleted', test.id) },
       ]);
+      deps.wakeEvents?.();
       ctx.status = 204;
     },
   );

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../../domain/config-error.js';
-import { ENGINE_DEFAULTS, loadEngineConfig } from '../../engine/config.js';
+import { ENGINE_DEFAULTS, WEBHOOK_DEFAULTS, loadEngineConfig } from '../../engine/config.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -67,6 +67,16 @@ test('lists each problem on its own line in the error message', () => {
       "invalid configuration:\n  - ENGINE_THREADS must be a positive integer (got 'x')\n  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'y')",
     );
   }
+});
+
+test('reads the webhook settings, with gaps.md\'s 2 s timeout by default, and reports every bad one at once', () => {
+  assert.equal(loadEngineConfig({}).webhooks, { ...WEBHOOK_DEFAULTS, allowedHosts: [] });
+  assert.is(WEBHOOK_DEFAULTS.timeoutMs, 2000);
+  const config = loadEngineConfig({ WEBHOOK_ALLOWED_HOSTS: ' Hooks.Internal , 127.0.0.1,[::1]', WEBHOOK_CONCURRENCY: '8', WEBHOOK_RETRY_BASE_MS: '50' });
+  assert.equal([config.webhooks.allowedHosts, config.webhooks.concurrency, config.webhooks.retryBaseMs], [['hooks.internal', '127.0.0.1', '::1'], 8, 50]);
+  assert.equal(problemsOf({ WEBHOOK_CONCURRENCY: '0', WEBHOOK_TIMEOUT_MS: 'soon', WEBHOOK_ATTEMPT_RETENTION_DAYS: '-1' }).map((problem) => problem.split(' ')[0]), [
+    'WEBHOOK_CONCURRENCY', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_ATTEMPT_RETENTION_DAYS',
+  ]);
 });
 
 test.run();

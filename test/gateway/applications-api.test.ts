@@ -12,7 +12,7 @@ import { sendJson, validationIssueAt } from '../support/json-api.js';
 import { createApplication, createUser, unionGrant } from '../../gateway/services/accounts.js';
 import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
 import { SigningKeys } from '../../gateway/auth/signing-keys.js';
-import { isRefusedAddress } from '../../gateway/services/webhook-endpoints.js';
+import { isRefusedAddress } from '../../domain/outbound-address.js';
 
 let stack: TestStack;
 let owner: { userId: string; token: string };

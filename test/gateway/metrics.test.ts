@@ -52,7 +52,8 @@ metrics('a scrape after a burst of requests shows them by route, with the engine
     assert.ok(sample(text, 'threshold_engine_pool_tasks_completed_total')! >= 1);
     assert.is(sample(text, 'threshold_jobs', { kind: 'ingest', state: 'queued' }), 0);
     assert.is(sample(text, 'threshold_jobs', { kind: 'ingest', state: 'failed' }), 0);
-    assert.ok(sample(text, 'threshold_webhook_backlog') !== null);
+    assert.is(sample(text, 'threshold_webhook_backlog', { stage: 'delivery' }), 0, 'no application has a webhook endpoint');
+    assert.is(sample(text, 'threshold_webhook_backlog', { stage: 'publication' }), 0);
     assert.is(sample(text, 'threshold_engine_up'), 1);
     assert.ok(sample(text, 'process_resident_memory_bytes')! > 0);
   } finally {
