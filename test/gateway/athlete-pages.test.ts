@@ -187,6 +187,9 @@ pages('says why the model and the map are missing, in the API\'s words', async (
   assert.match(html, 'after 5 kJ');
   const capped = await (await jar.get('/training/season?sport=cycling&start=2020-01-01&end=2024-09-30&after=5')).text();
   assert.match(capped, 'Fatigue states cover at most one year');
+  const speed = await (await jar.get('/training/season?sport=cycling&metric=speed&start=2024-01-01&end=2024-09-30')).text();
+  assert.match(speed, 'The speed model and map are offered for running only.');
+  assert.match(speed, 'Mean-max curve, km/h');
 });
 
 pages('lets only these pages run the gateway\'s own script, served with its integrity', async ({ stack }) => {
