@@ -43,8 +43,7 @@ import { activityDetails, ownActivity } from '../services/activities.js';
 import { activityListJson } from '../services/activity-listing.js';
 import { activityMeanMax, activitySeries, intensityDurationCurve, longitudinalMeanMax, metabolicMap } from '../services/analyses.js';
 import { userSports, userTags } from '../services/profile-listings.js';
-import { acceptSource, listSources, ownSource } from '../services/sources.js';
-import { MAX_FILES_PER_UPLOAD } from './sources.js';
+import { acceptSource, listSources, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
 import type { RouteTable } from '../route-table.js';
 import { html } from '../pages/html.js';
 

@@ -9,11 +9,9 @@ import { readMultipartFiles } from '../multipart.js';
 import { presentSource } from '../presenters/source.js';
 import { Source } from '../schemas/resources.js';
 import { queryInt, queryString } from '../schemas/query.js';
-import { acceptSource, listSources as sourcesOf, ownSource } from '../services/sources.js';
+import { acceptSource, listSources as sourcesOf, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
-
-export const MAX_FILES_PER_UPLOAD = 10;
 
 const UploadBody = z.object({
   files: z.array(z.string().meta({ format: 'binary' })).min(1).max(MAX_FILES_PER_UPLOAD).describe(`FIT or CSV files, up to ${MAX_FILES_PER_UPLOAD}`),

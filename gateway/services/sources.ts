@@ -24,6 +24,9 @@ export interface AcceptOptions {
   now?: number;
 }
 
+/** Files one upload request may carry (the API's and the upload page's). */
+export const MAX_FILES_PER_UPLOAD = 10;
+
 const FIT_SIGNATURE = '.FIT';
 
 /** fit when the bytes carry a FIT header, csv when they are text, null otherwise. */
