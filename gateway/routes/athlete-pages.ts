@@ -36,7 +36,7 @@ import { AFTER_PRESETS, seasonPage, type Point, type SeasonForm, type SeasonMetr
 import { uploadPage, type SourceView } from '../pages/athlete/upload-page.js';
 import { athletePage, kmh } from '../pages/athlete/frame.js';
 import { CLIENT_SCRIPT, SCRIPT_PATH } from '../pages/athlete/client-script.js';
-import { numberColumn, readTable, tableOf } from '../pages/athlete/table-columns.js';
+import { afterStates, numberColumn, points, readTable, tableOf } from '../pages/athlete/table-columns.js';
 import type { SeriesPanel } from '../pages/charts/time-series.js';
 import { presentSource } from '../presenters/source.js';
 import { activityDetails, ownActivity } from '../services/activities.js';
@@ -299,32 +299,6 @@ function athleteNotFound() {
 /** The sport shown when none is asked for: cycling, else running, else the first the athlete has. */
 function defaultSport(sports: readonly string[]): string {
   return ['cycling', 'running'].find((sport) => sports.includes(sport)) ?? sports[0] ?? 'cycling';
-}
-
-/** A mean-max table's (duration, metric) rows as points, ascending. */
-function points(table: ReturnType<typeof tableOf>, metric: string): Point[] {
-  const durations = numberColumn(table, 'duration');
-  const values = numberColumn(table, metric);
-  if (!durations || !values) return [];
-  const out: Point[] = [];
-  for (let i = 0; i < durations.length; i++) if (!Number.isNaN(values[i]!)) out.push({ duration: durations[i]!, value: values[i]! });
-  return out.sort((a, b) => a.duration - b.duration);
-}
-
-/** The `after` table split into one curve per fatigue state. */
-function afterStates(table: ReturnType<typeof tableOf>, metric: string): { after: number; points: Point[] }[] {
-  const durations = numberColumn(table, 'duration');
-  const values = numberColumn(table, metric);
-  const after = numberColumn(table, 'after');
-  if (!durations || !values || !after) return [];
-  const curves = new Map<number, Point[]>();
-  for (let i = 0; i < durations.length; i++) {
-    if (Number.isNaN(values[i]!)) continue;
-    const list = curves.get(after[i]!) ?? [];
-    list.push({ duration: durations[i]!, value: values[i]! });
-    curves.set(after[i]!, list);
-  }
-  return [...curves].sort(([a], [b]) => a - b).map(([state, list]) => ({ after: state, points: list.sort((a, b) => a.duration - b.duration) }));
 }
 
 /** About 80 log-spaced durations from 1 s to `longest`, with the key durations, for the model's dashed curve. */

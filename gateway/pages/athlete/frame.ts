@@ -9,6 +9,7 @@ import { sportLabel } from '../../../domain/sport.js';
 import { html, type Html } from '../html.js';
 import type { PageOptions } from '../layout.js';
 import { SCRIPT_PATH, SCRIPT_INTEGRITY } from './client-script.js';
+import { clock } from '../charts/time-series.js';
 
 export type Section = 'activities' | 'season' | 'upload';
 
@@ -145,13 +146,7 @@ export function oneDecimal(value: number): string {
 }
 
 /** Seconds → "2:19:17", or "45:10" under an hour. */
-export function clockOf(seconds: number): string {
-  const s = Math.round(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const rest = s % 60;
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(rest).padStart(2, '0')}` : `${m}:${String(rest).padStart(2, '0')}`;
-}
+export const clockOf = clock;
 
 /** An ISO 8601 duration as the API writes it ("PT2H19M17S") → seconds, 0 when unreadable. */
 export function secondsOf(duration: string): number {

@@ -10,6 +10,7 @@ import type { PageOptions } from '../layout.js';
 import { durationLabel, meanMaxFigure, type Curve } from '../charts/mean-max.js';
 import { METRIC_COLORS } from '../charts/svg.js';
 import { athletePage, kmh, localParts, oneDecimal, sportName, whole } from './frame.js';
+import type { Point } from './table-columns.js';
 
 export type SeasonMetric = 'power' | 'speed';
 
@@ -29,10 +30,7 @@ export interface SeasonForm {
   after: number[];
 }
 
-export interface Point {
-  duration: number;
-  value: number;
-}
+export type { Point };
 
 export interface SeasonView {
   form: SeasonForm;

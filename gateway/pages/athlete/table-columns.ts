@@ -38,3 +38,35 @@ export function stringColumn(table: Table, name: string): (string | null)[] | nu
     return value === null || value === undefined ? null : String(value);
   });
 }
+
+/** A point of a mean-max curve: seconds and the metric (W or m/s). */
+export interface Point {
+  duration: number;
+  value: number;
+}
+
+/** A mean-max table's (duration, metric) rows as points, ascending. */
+export function points(table: Table, metric: string): Point[] {
+  const durations = numberColumn(table, 'duration');
+  const values = numberColumn(table, metric);
+  if (!durations || !values) return [];
+  const out: Point[] = [];
+  for (let i = 0; i < durations.length; i++) if (!Number.isNaN(values[i]!)) out.push({ duration: durations[i]!, value: values[i]! });
+  return out.sort((a, b) => a.duration - b.duration);
+}
+
+/** The `after` table split into one curve per fatigue state. */
+export function afterStates(table: Table, metric: string): { after: number; points: Point[] }[] {
+  const durations = numberColumn(table, 'duration');
+  const values = numberColumn(table, metric);
+  const after = numberColumn(table, 'after');
+  if (!durations || !values || !after) return [];
+  const curves = new Map<number, Point[]>();
+  for (let i = 0; i < durations.length; i++) {
+    if (Number.isNaN(values[i]!)) continue;
+    const list = curves.get(after[i]!) ?? [];
+    list.push({ duration: durations[i]!, value: values[i]! });
+    curves.set(after[i]!, list);
+  }
+  return [...curves].sort(([a], [b]) => a - b).map(([state, list]) => ({ after: state, points: list.sort((a, b) => a.duration - b.duration) }));
+}
