@@ -20,6 +20,7 @@
 import type { Context, Middleware } from 'koa';
 import type { SessionRecord, UserRecord } from '../../storage/store.js';
 import { canonicalSport, rootSport } from '../../domain/sport.js';
+import { MAX_AFTER_STATES } from '../../engine/contract.js';
 import { parseDate, todayLocal, yearBefore } from '../../domain/time.js';
 import type { Principal } from '../auth/access-tokens.js';
 import { Sessions } from '../auth/sessions.js';
@@ -32,7 +33,7 @@ import { seeOther } from '../pages/forms.js';
 import { forbiddenPage, messagePage } from '../pages/messages.js';
 import { activityListPage, type ListedActivity, type ListFilters } from '../pages/athlete/activity-list.js';
 import { activityPage, type ActivityDetailsView } from '../pages/athlete/activity-page.js';
-import { AFTER_PRESETS, seasonPage, type Point, type SeasonForm, type SeasonMetric, type SeasonView } from '../pages/athlete/season-page.js';
+import { seasonPage, type Point, type SeasonForm, type SeasonMetric, type SeasonView } from '../pages/athlete/season-page.js';
 import { uploadPage, type SourceView } from '../pages/athlete/upload-page.js';
 import { athletePage, kmh } from '../pages/athlete/frame.js';
 import { CLIENT_SCRIPT, SCRIPT_PATH } from '../pages/athlete/client-script.js';
@@ -189,9 +190,9 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
       start = yearBefore(end);
     }
     let after = [...new Set(queryValues(ctx, 'after').map(Number).filter((value) => Number.isFinite(value) && value >= 0 && value <= 1e7))].sort((a, b) => a - b);
-    if (after.length > AFTER_PRESETS[metric].length) {
-      problems.push(`At most ${AFTER_PRESETS[metric].length} fatigue states at once; the first ones are shown.`);
-      after = after.slice(0, AFTER_PRESETS[metric].length);
+    if (after.length > MAX_AFTER_STATES) {
+      problems.push(`At most ${MAX_AFTER_STATES} fatigue states at once; the ${MAX_AFTER_STATES} smallest are shown.`);
+      after = after.slice(0, MAX_AFTER_STATES);
     }
     if (after.length > 0 && start < yearBefore(end)) {
       problems.push('Fatigue states cover at most one year, so the range was shortened to the year before its end.');
