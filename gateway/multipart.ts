@@ -28,11 +28,20 @@ export interface MultipartLimits {
 }
 
 export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promise<UploadedFile[]> {
+  return readMultipartForm(ctx, limits).then((form) => form.files);
+}
+
+/**
+ * The files and the text fields of a form post (a page's upload form carries its CSRF token as a field). A
+ * field sent more than once is null, as pages/forms.ts reads urlencoded forms.
+ */
+export function readMultipartForm(ctx: Context, limits: MultipartLimits): Promise<{ files: UploadedFile[]; fields: Record<string, string | null> }> {
   if (!ctx.is('multipart/form-data')) {
     return Promise.reject(ValidationError.single(['body', limits.field], 'Field required: send the files as multipart/form-data', 'missing'));
   }
   return new Promise((resolve, reject) => {
     const files: UploadedFile[] = [];
+    const fields: Record<string, string | null> = Object.create(null) as Record<string, string | null>;
     let failure: Error | null = null;
     let parser: busboy.Busboy;
     try {
@@ -53,6 +62,9 @@ export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promi
       reject(error);
     };
     let totalBytes = 0;
+    parser.on('field', (name: string, value: string) => {
+      fields[name] = name in fields ? null : value;
+    });
     parser.on('file', (field, stream, info) => {
       if (field !== limits.field) {
         stream.resume();
@@ -83,7 +95,7 @@ export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promi
     parser.on('close', () => {
       if (failure) return;
       if (files.length === 0) reject(ValidationError.single(['body', limits.field], 'Field required: at least one file', 'missing'));
-      else resolve(files);
+      else resolve({ files, fields });
     });
     ctx.req.pipe(parser);
   });

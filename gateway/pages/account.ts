@@ -84,6 +84,7 @@ export function accountPage(view: {
     body: html`<h1>Your account</h1>
 ${accountChip(view.account)}
 ${notices(view.notice, view.error)}
+<p><a href="/training">Your training</a> <span class="muted">· activities, season best efforts and uploads</span></p>
 <h2>Connected apps</h2>
 ${view.connected.length === 0
   ? html`<p class="muted">No app can use your data. Apps you allow will be listed here.</p>`

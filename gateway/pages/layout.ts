@@ -2,7 +2,9 @@
  * The page frame every server-rendered screen shares, and the headers every page is sent with
  * (AUTH.md "Consent and sessions"): `Cache-Control: no-store`, `Referrer-Policy: no-referrer`, a
  * Content-Security-Policy with `frame-ancestors 'none'` (plus `X-Frame-Options: DENY` for old
- * browsers), no script at all, and styles allowed only by their hash.
+ * browsers), no script at all, and styles allowed only by their hash. A page that names a `script` (the
+ * athlete's pages: a file this gateway serves, never inline, never another origin) gets `script-src 'self'`
+ * and `connect-src 'self'` in its own CSP; every other page keeps the policy without them.
  *
  * The CSP deliberately has no `form-action`: browsers apply it to the redirect that follows a form
  * post, and the consent form's answer is a redirect to the application's own redirect URI.
@@ -29,6 +31,16 @@ export interface PageOptions {
   wide?: boolean;
   /** CSS a page adds to the frame's (a form's own rules); covered by the same CSP hash. */
   extraStyle?: string;
+  /**
+   * A page of several panels (the athlete's pages): a wider main without the single card, and `nav`
+   * beside the mark.
+   */
+  dashboard?: { nav: Html };
+  /**
+   * A script file served by this gateway (a path on this origin) with its Subresource Integrity value;
+   * the page must work without it (progressive enhancement).
+   */
+  script?: { src: string; integrity: string };
 }
 
 const ACCENT = '#2457d6';
@@ -118,13 +130,18 @@ export function renderPage(options: PageOptions): { body: string; styleHash: str
 <meta name="referrer" content="no-referrer">
 <title>${options.title} · Threshold</title>
 <style>${trusted(style)}</style>
+${options.script ? html`<script src="${options.script.src}" integrity="${options.script.integrity}" defer></script>` : null}
 </head>
 <body>
-<main${options.wide ? html` class="wide"` : ''}>
+${options.dashboard
+  ? html`<main class="dashboard">
+<header class="top"><a class="mark" href="/training">${LOGO}<span>Threshold</span></a>${options.dashboard.nav}</header>
+${options.body}`
+  : html`<main${options.wide ? html` class="wide"` : ''}>
 <p class="mark">${LOGO}<span>Threshold</span></p>
 <div class="card">
 ${options.body}
-</div>
+</div>`}
 <footer>Threshold keeps your training data. You decide which apps may use it.</footer>
 </main>
 </body>
@@ -149,9 +166,11 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
+  // A page's own script (options.script) is the only way script gets in: same origin, checked by integrity.
+  const script = options.script ? "; script-src 'self'; connect-src 'self'" : '';
   ctx.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'sha256-${styleHash}'; img-src https: data:; base-uri 'none'; frame-ancestors 'none'`,
+    `default-src 'none'; style-src 'sha256-${styleHash}'; img-src https: data:; base-uri 'none'; frame-ancestors 'none'${script}`,
   );
   ctx.body = body;
 }

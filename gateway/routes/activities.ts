@@ -5,15 +5,11 @@
  */
 import { z } from 'zod';
 import type { ActivityRecord, Filter } from '../../storage/store.js';
-import { sportPage } from '../services/sport-page.js';
 import { sportMatches, sportStorePrefix } from '../../domain/sport.js';
 import { sportFilters } from '../schemas/activity-filters.js';
-import { ownActivity } from '../services/activities.js';
+import { activityDetails, ownActivity } from '../services/activities.js';
 import { dateSchema } from '../../domain/time.js';
-import { ACTIVITY_LISTING_TAIL, ACTIVITY_LISTING_VERSION, presentActivityDetails, presentActivityListing } from '../presenters/activity.js';
-import { activityTracesResolver, tracesByActivity } from '../services/activity-traces.js';
-import type { Principal } from '../auth/access-tokens.js';
-import { listingPage, type ListingKind } from '../services/listing-page.js';
+import { activityListJson, NEWEST_FIRST } from '../services/activity-listing.js';
 import { ActivityDetails, ActivitySummary } from '../schemas/resources.js';
 import { recordAppMetadataRoutes } from '../app-metadata-routes.js';
 import { queryArray, queryInt, queryString } from '../schemas/query.js';
@@ -36,20 +32,6 @@ const LatestQuery = z.object({
   sport: queryString(sportFilter).optional().describe('A parent sport also matches its sub-sports'),
 });
 const LATEST_PAGE = 50;
-const NEWEST_FIRST = { start: -1 } as const;
-
-function activityListings(deps: GatewayDeps, principal: Principal): ListingKind<ActivityRecord> {
-  return {
-    collection: deps.store.activities, version: ACTIVITY_LISTING_VERSION, present: presentActivityListing,
-    tail: ACTIVITY_LISTING_TAIL, resolve: activityTracesResolver(deps.store, principal),
-  };
-}
-
-/** Activity details with the activity's traces. */
-async function details(deps: GatewayDeps, record: ActivityRecord, principal: Principal) {
-  const traces = await tracesByActivity(deps.store, record.user_id, [record], principal);
-  return presentActivityDetails(record, principal, traces.get(record.id) ?? []);
-}
 
 const ActivityParams = z.object({ activity_id: z.string().min(1).max(64) });
 
@@ -69,12 +51,8 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function listActivities(ctx) {
       const input = ctx.state.input as z.output<typeof ListQuery>;
       const sports = sportFilters(input.sport ?? [], input.sports);
-      const filter: Filter<ActivityRecord> = { user_id: ctx.state.auth.userId };
-      if (input.start || input.end) filter.local_date = { ...(input.start && { $gte: input.start }), ...(input.end && { $lte: input.end }) };
-      if (input.tags?.length) filter.tags = { $all: input.tags };
-      const page = await sportPage(deps.store.activities, filter, sports, { sort: NEWEST_FIRST, limit: input.limit, offset: input.offset });
-      // Byte for byte the JSON of presentActivitySummary over the page (services/listing-page.ts).
-      ctx.body = await listingPage(activityListings(deps, ctx.state.auth), page.filter, page.options, ctx.state.auth);
+      // Byte for byte the JSON of presentActivitySummary over the page (services/activity-listing.ts).
+      ctx.body = await activityListJson(deps, ctx.state.auth, { start: input.start, end: input.end, limit: input.limit, offset: input.offset, sports, tags: input.tags });
       ctx.type = 'application/json';
     },
   );
@@ -98,7 +76,7 @@ export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
         if (page.length < LATEST_PAGE) break;
       }
       // "200 with body null" when the user has no (matching) activity.
-      ctx.body = latest ? await details(deps, latest, ctx.state.auth) : 'null';
+      ctx.body = latest ? await activityDetails(deps, latest, ctx.state.auth) : 'null';
       ctx.type = 'application/json';
     },
   );
@@ -113,7 +91,7 @@ export function activityByIdRoutes(table: RouteTable, deps: GatewayDeps): void {
       responses: { 200: { description: 'Activity details', schema: ActivityDetails }, 404: { description: 'Unknown activity' } },
     },
     async function getActivity(ctx) {
-      ctx.body = await details(deps, await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId), ctx.state.auth);
+      ctx.body = await activityDetails(deps, await ownActivity(deps, ctx.state.input.activity_id, ctx.state.auth.userId), ctx.state.auth);
     },
   );
 

@@ -18,7 +18,7 @@ import { queryArray, queryString } from '../schemas/query.js';
 import type { RouteTable } from '../route-table.js';
 import { PARQUET_RESPONSE, sendParquet } from '../presenters/parquet.js';
 import { engineCallOptions } from '../client-gone.js';
-import { ownActivity } from '../services/activities.js';
+import { activitySeries } from '../services/analyses.js';
 import { rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
 import type { GatewayDeps } from '../deps.js';
 
@@ -81,11 +81,8 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
     },
     async function getActivityData(ctx) {
       const input = ctx.state.input as z.output<typeof DataQuery> & z.output<typeof DataParams>;
-      const userId: string = ctx.state.auth.userId;
-      const record = await ownActivity(deps, input.activity_id, userId);
-      const body = await deps.engine.activitySeries(
-        { user_id: userId, activity_id: record.id, metrics: input.metrics, format: 'PARQUET', segmentation_on: input.segmentation_on ?? '' },
-        engineCallOptions(ctx),
+      const body = await activitySeries(
+        deps, ctx.state.auth.userId, input.activity_id, { metrics: input.metrics, segmentationOn: input.segmentation_on }, 'PARQUET', engineCallOptions(ctx),
       );
       sendParquet(ctx, body);
     },

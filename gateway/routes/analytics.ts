@@ -9,14 +9,14 @@
  */
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
-import { MAX_AFTER_STATES, earliestAfterStart } from '../../engine/contract.js';
+import { MAX_AFTER_STATES } from '../../engine/contract.js';
 import { durationsParameter, requestedDurations } from '../schemas/durations.js';
 import type { GatewayDeps } from '../deps.js';
-import { ValidationError } from '../errors.js';
 import { queryArray, queryString } from '../schemas/query.js';
 import { PARQUET_MEDIA_TYPE, PARQUET_RESPONSE, sendParquet } from '../presenters/parquet.js';
 import { engineCallOptions } from '../client-gone.js';
 import { ownActivity } from '../services/activities.js';
+import { activityMeanMax, longitudinalMeanMax } from '../services/analyses.js';
 import { deprecatedWindowParameters, rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
 import type { RouteTable } from '../route-table.js';
 
@@ -63,24 +63,13 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function getLongitudinalMeanMax(ctx) {
       const input = ctx.state.input as z.output<typeof LongitudinalMeanMaxQuery>;
       const sports = requestedSports(input, true);
-      const after = input.after ?? [];
       const range = requestedRange(input);
-      let start = range.start;
-      if (after.length > 0) {
-        // "When used, the date range is capped at 1 year."
-        const earliest = earliestAfterStart(range.end);
-        if (start === null) start = earliest;
-        else if (start < earliest) throw ValidationError.single(['query', 'start'], `with after, the range may span at most one year: start must be on or after ${earliest}`);
-      }
-      const durations = requestedDurations(input.durations);
-      const result = await deps.engine.longitudinalMeanMax(
-        {
-          user_id: ctx.state.auth.userId, sports, start_date: start ?? '', end_date: range.end, metric: input.metric,
-          durations: durations === 'all' ? [] : durations, all_durations: durations === 'all', after, format: 'PARQUET',
-        },
-        engineCallOptions(ctx),
+      const data = await longitudinalMeanMax(
+        deps, ctx.state.auth.userId,
+        { sports, metric: input.metric, start: range.start, end: range.end, durations: requestedDurations(input.durations), after: input.after ?? [] },
+        'PARQUET', engineCallOptions(ctx),
       );
-      sendParquet(ctx, result.data);
+      sendParquet(ctx, data);
     },
   );
 
@@ -119,16 +108,10 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
     },
     async function getActivityMeanMax(ctx) {
       const input = ctx.state.input as z.output<typeof MeanMaxQuery> & z.output<typeof ActivityParams>;
-      const durations = requestedDurations(input.durations);
-      const activityId = (await ownActivity(deps, input.activity_id, ctx.state.auth.userId)).id;
-      const result = await deps.engine.meanMax(
-        {
-          user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric,
-          durations: durations === 'all' ? [] : durations, all_durations: durations === 'all', format: 'PARQUET',
-        },
-        engineCallOptions(ctx),
+      const data = await activityMeanMax(
+        deps, ctx.state.auth.userId, input.activity_id, { metric: input.metric, durations: requestedDurations(input.durations) }, 'PARQUET', engineCallOptions(ctx),
       );
-      sendParquet(ctx, result.data);
+      sendParquet(ctx, data);
     },
   );
 

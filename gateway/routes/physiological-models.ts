@@ -13,10 +13,10 @@
 import { z } from 'zod';
 import { named } from '../schemas/components.js';
 import { dateSchema, todayLocal } from '../../domain/time.js';
-import { presentMetabolicMap } from '../presenters/metabolic-map.js';
+import { intensityDurationCurve, metabolicMap } from '../services/analyses.js';
 import { MODEL_ALGORITHM } from '../../engine/contract.js';
 import type { GatewayDeps } from '../deps.js';
-import { ProblemError, ValidationError } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import { engineCallOptions } from '../client-gone.js';
 import { queryString } from '../schemas/query.js';
 import { rootSportSchema } from '../schemas/root-sport.js';
@@ -51,8 +51,6 @@ const MarkerValue = z.object({ value: z.number(), provenance: z.enum(['modeled',
 
 const Problem = named('ModelProblem', z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.enum(['missing_body_mass', 'insufficient_data']) }));
 
-const PROBLEM_TITLES = { missing_body_mass: 'No body mass', insufficient_data: 'Not enough training data' } as const;
-
 export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): void {
   for (const [segment, { quantity, sports }] of Object.entries(CURVES)) {
     table.add(
@@ -65,16 +63,11 @@ export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): 
       async function getIntensityDurationModel(ctx) {
         const input = ctx.state.input as z.output<typeof CurveQuery>;
         const sport = offeredSport(input.sport, sports);
-        const durations = requestedDurations(input.durations);
-        const result = await deps.engine.intensityDurationModel(
-          {
-            user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? todayLocal(),
-            durations: durations === 'all' ? [] : durations, all_durations: durations === 'all',
-          },
-          engineCallOptions(ctx),
+        const result = await intensityDurationCurve(
+          deps, ctx.state.auth.userId, { quantity, sport, date: input.date ?? todayLocal(), durations: requestedDurations(input.durations) }, engineCallOptions(ctx),
         );
         ctx.set(ALGORITHM_HEADER, result.algorithm);
-        ctx.body = { curve: result.curve.map((point) => ({ duration: point.duration, intensity: point.intensity })) };
+        ctx.body = { curve: result.curve };
       },
     );
   }
@@ -93,10 +86,10 @@ export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): 
       async function getMetabolicMap(ctx) {
         const input = ctx.state.input as z.output<typeof MapQuery>;
         const sport = offeredSport(input.sport, sports);
-        const result = await deps.engine.metabolicMap({ user_id: ctx.state.auth.userId, quantity, sport, date: input.date ?? todayLocal() }, engineCallOptions(ctx));
+        const result = await metabolicMap(deps, ctx.state.auth.userId, { quantity, sport, date: input.date ?? todayLocal() }, engineCallOptions(ctx));
         ctx.set(ALGORITHM_HEADER, result.algorithm);
-        if (result.problem !== '') throw new ProblemError(422, result.problem, PROBLEM_TITLES[result.problem], result.problem_detail);
-        ctx.body = presentMetabolicMap(result.body_mass, result.markers);
+        if (result.problem) throw result.problem;
+        ctx.body = result.map;
       },
     );
   }

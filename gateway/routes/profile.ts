@@ -1,6 +1,6 @@
 /** Profile listings derived from the user's data: tags and sports (interface §4 "Profile"). */
 import { z } from 'zod';
-import { rootSport } from '../../domain/sport.js';
+import { userSports, userTags } from '../services/profile-listings.js';
 import { queryBool } from '../schemas/query.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
@@ -15,17 +15,7 @@ export function profileRoutes(table: RouteTable, deps: GatewayDeps): void {
       responses: { 200: { description: 'Tags, sorted', schema: z.array(z.string()) } },
     },
     async function listTags(ctx) {
-      const userId = ctx.state.auth.userId;
-      const withTags = { user_id: userId, tags: { $exists: true } } as const;
-      // One query per collection, reading the tags alone.
-      const [activities, traces, tests] = await Promise.all([
-        deps.store.activities.findFields(withTags, ['tags']),
-        deps.store.traces.findFields(withTags, ['tags']),
-        deps.store.tests.findFields(withTags, ['tags']),
-      ]);
-      const tags = new Set<string>();
-      for (const record of [...activities, ...traces, ...tests]) for (const tag of record.tags) tags.add(tag);
-      ctx.body = [...tags].sort();
+      ctx.body = await userTags(deps.store, ctx.state.auth.userId);
     },
   );
 
@@ -37,9 +27,7 @@ export function profileRoutes(table: RouteTable, deps: GatewayDeps): void {
     },
     async function listSports(ctx) {
       const { only_root: onlyRoot } = ctx.state.input as z.output<typeof SportsQuery>;
-      const activities = await deps.store.activities.find({ user_id: ctx.state.auth.userId });
-      const sports = new Set(activities.map((activity) => (onlyRoot ? (rootSport(activity.sport) ?? activity.sport) : activity.sport)));
-      ctx.body = [...sports].sort();
+      ctx.body = await userSports(deps.store, ctx.state.auth.userId, onlyRoot);
     },
   );
 }

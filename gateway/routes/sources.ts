@@ -4,17 +4,14 @@
  * /profile/sources/ where processing outcomes show.
  */
 import { z } from 'zod';
-import type { SourceRecord, Filter } from '../../storage/store.js';
-import { NotFoundError } from '../errors.js';
+import type { SourceRecord } from '../../storage/store.js';
 import { readMultipartFiles } from '../multipart.js';
 import { presentSource } from '../presenters/source.js';
 import { Source } from '../schemas/resources.js';
 import { queryInt, queryString } from '../schemas/query.js';
-import { acceptSource } from '../services/sources.js';
+import { acceptSource, listSources as sourcesOf, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
-
-export const MAX_FILES_PER_UPLOAD = 10;
 
 const UploadBody = z.object({
   files: z.array(z.string().meta({ format: 'binary' })).min(1).max(MAX_FILES_PER_UPLOAD).describe(`FIT or CSV files, up to ${MAX_FILES_PER_UPLOAD}`),
@@ -61,10 +58,7 @@ export function sourceRoutes(table: RouteTable, deps: GatewayDeps): void {
     },
     async function listSources(ctx) {
       const input = ctx.state.input as z.output<typeof ListQuery>;
-      const filter: Filter<SourceRecord> = { user_id: ctx.state.auth.userId };
-      if (input.status) filter.status = input.status;
-      if (input.origin) filter.origin = input.origin;
-      const records = await deps.store.sources.find(filter, { sort: { created_at: -1 }, limit: input.limit, offset: input.offset });
+      const records = await sourcesOf(deps.store, ctx.state.auth.userId, input);
       ctx.body = records.map(presentSource);
     },
   );
@@ -76,9 +70,7 @@ export function sourceRoutes(table: RouteTable, deps: GatewayDeps): void {
       responses: { 200: { description: 'The source', schema: Source }, 404: { description: 'Unknown source' } },
     },
     async function getSource(ctx) {
-      const record = await deps.store.sources.get(ctx.state.input.source_id);
-      // Another user's source is a 404, never a 403 that leaks its existence.
-      if (!record || record.user_id !== ctx.state.auth.userId) throw new NotFoundError('Source not found');
+      const record = await ownSource(deps.store, ctx.state.auth.userId, ctx.state.input.source_id);
       ctx.body = presentSource(record);
     },
   );

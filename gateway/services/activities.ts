@@ -1,10 +1,19 @@
-/** Activity lookups shared by the activity, series and analysis routes. */
+/** Activity lookups shared by the activity, series and analysis routes and the athlete's pages. */
 import type { ActivityRecord, Store } from '../../storage/store.js';
+import type { Principal } from '../auth/access-tokens.js';
 import { NotFoundError } from '../errors.js';
+import { presentActivityDetails } from '../presenters/activity.js';
+import { tracesByActivity } from './activity-traces.js';
 
 /** The caller's activity; another user's is a 404, never a 403 that leaks its existence. */
 export async function ownActivity(deps: { store: Store }, activityId: string, userId: string): Promise<ActivityRecord> {
   const record = await deps.store.activities.get(activityId);
   if (!record || record.user_id !== userId) throw new NotFoundError('Activity not found');
   return record;
+}
+
+/** Activity details (interface §2) with the activity's traces, as `GET /activities/{activity_id}` answers them. */
+export async function activityDetails(deps: { store: Store }, record: ActivityRecord, principal: Principal) {
+  const traces = await tracesByActivity(deps.store, record.user_id, [record], principal);
+  return presentActivityDetails(record, principal, traces.get(record.id) ?? []);
 }

@@ -3,11 +3,13 @@
  * The original bytes are stored first, then the source record and its ingest job land in one atomic
  * batch, so an accepted source always has a job and a crash before that leaves nothing visible. The
  * same bytes uploaded again by the same user are recognised by their SHA-256 and answered with the
- * existing source (a failed one is queued again: the decoder may have improved).
+ * existing source (a failed one is queued again: the decoder may have improved). The source listings the API
+ * (`/profile/sources/`) and the athlete's upload page read are here too.
  */
 import { createHash } from 'node:crypto';
-import type { SourceRecord, Store } from '../../storage/store.js';
+import type { Filter, SourceRecord, Store } from '../../storage/store.js';
 import { DuplicateKeyError } from '../../storage/store.js';
+import { NotFoundError } from '../errors.js';
 import { newId } from '../../storage/ids.js';
 import { ingestJob } from '../../storage/jobs.js';
 
@@ -21,6 +23,9 @@ export interface AcceptOptions {
   applicationId?: string | null;
   now?: number;
 }
+
+/** Files one upload request may carry (the API's and the upload page's). */
+export const MAX_FILES_PER_UPLOAD = 10;
 
 const FIT_SIGNATURE = '.FIT';
 
@@ -76,4 +81,26 @@ async function requeue(store: Store, source: SourceRecord, now: number): Promise
   );
   if (!job) await store.jobs.insertIfAbsent(ingestJob(source.user_id, source.id, now), ['key']);
   return reopened;
+}
+
+export interface SourceListQuery {
+  status?: SourceRecord['status'] | undefined;
+  origin?: SourceRecord['origin'] | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** The user's sources, newest first. */
+export function listSources(store: Store, userId: string, query: SourceListQuery): Promise<SourceRecord[]> {
+  const filter: Filter<SourceRecord> = { user_id: userId };
+  if (query.status) filter.status = query.status;
+  if (query.origin) filter.origin = query.origin;
+  return store.sources.find(filter, { sort: { created_at: -1 }, limit: query.limit, offset: query.offset });
+}
+
+/** The user's source; another user's is a 404, never a 403 that leaks its existence. */
+export async function ownSource(store: Store, userId: string, sourceId: string): Promise<SourceRecord> {
+  const record = await store.sources.get(sourceId);
+  if (!record || record.user_id !== userId) throw new NotFoundError('Source not found');
+  return record;
 }

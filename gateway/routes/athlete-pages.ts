@@ -1,0 +1,311 @@
+/**
+ * The athlete's pages (issue 16 item 4), signed in by the browser session, in the account pages' frame and
+ * security (pages/layout.ts: no-store, no-referrer, frame-ancestors 'none', a CSP whose only script is the
+ * gateway's own file):
+ *
+ *   GET  /training                         activities, newest first, filtered and paged
+ *   GET  /training/activities/:id          one activity: summary, series over time, mean-max, laps
+ *   GET  /training/season                  longitudinal mean-max (with `after` states), model and map
+ *   GET  /training/upload                  drop zone / file form and recent uploads
+ *   POST /training/upload                  acceptSource per file → 303 (form) or 202 JSON (script)
+ *   GET  /training/upload/status?id=…      the sources as the API presents them (the script's polling)
+ *   GET  /training/assets/athlete-….js     the enhancement script (client-script.ts)
+ *
+ * Every number comes through the services and presenters the API routes use (services/activity-listing.ts,
+ * activities.ts, analyses.ts, profile-listings.ts, sources.ts) for the signed-in user as a personal token
+ * would see it. Pages answer 303 /signin without a signed-in session; another user's activity is a 404;
+ * the upload form carries the session's CSRF token. Kept honest by test/gateway/athlete-pages.test.ts and
+ * test/browser/athlete-pages.test.ts.
+ */
+import type { Context, Middleware } from 'koa';
+import type { SessionRecord, UserRecord } from '../../storage/store.js';
+import { canonicalSport, rootSport } from '../../domain/sport.js';
+import { MAX_AFTER_STATES } from '../../engine/contract.js';
+import { parseDate, todayLocal, yearBefore } from '../../domain/time.js';
+import type { Principal } from '../auth/access-tokens.js';
+import { Sessions } from '../auth/sessions.js';
+import { engineCallOptions } from '../client-gone.js';
+import type { GatewayDeps } from '../deps.js';
+import { HttpError, NotFoundError, ValidationError } from '../errors.js';
+import { readMultipartForm } from '../multipart.js';
+import { sendPage } from '../pages/layout.js';
+import { seeOther } from '../pages/forms.js';
+import { forbiddenPage, messagePage } from '../pages/messages.js';
+import { activityListPage, type ListedActivity, type ListFilters } from '../pages/athlete/activity-list.js';
+import { activityPage, type ActivityDetailsView } from '../pages/athlete/activity-page.js';
+import { seasonPage, type Point, type SeasonForm, type SeasonMetric, type SeasonView } from '../pages/athlete/season-page.js';
+import { uploadPage, type SourceView } from '../pages/athlete/upload-page.js';
+import { athletePage, kmh } from '../pages/athlete/frame.js';
+import { CLIENT_SCRIPT, SCRIPT_PATH } from '../pages/athlete/client-script.js';
+import { afterStates, numberColumn, points, readTable, tableOf } from '../pages/athlete/table-columns.js';
+import type { SeriesPanel } from '../pages/charts/time-series.js';
+import { presentSource } from '../presenters/source.js';
+import { activityDetails, ownActivity } from '../services/activities.js';
+import { activityListJson } from '../services/activity-listing.js';
+import { activityMeanMax, activitySeries, intensityDurationCurve, longitudinalMeanMax, metabolicMap } from '../services/analyses.js';
+import { userSports, userTags } from '../services/profile-listings.js';
+import { acceptSource, listSources, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
+import type { RouteTable } from '../route-table.js';
+import { html } from '../pages/html.js';
+
+const PAGE_SIZE = 20;
+const RECENT_SOURCES = 20;
+/** How long the no-script upload answer keeps refreshing itself while a source it sent is processing. */
+const REFRESH_WINDOW_MS = 3 * 60_000;
+/** Series panels, in the order drawn: metric, label, unit, decimals, display conversion. */
+const PANELS: readonly { metric: string; label: string; unit: string; decimals: number; convert?: (v: number) => number; profile?: boolean; fromZero?: boolean }[] = [
+  { metric: 'power', label: 'Power', unit: 'W', decimals: 0, fromZero: true },
+  { metric: 'heart_rate', label: 'Heart rate', unit: 'bpm', decimals: 0 },
+  { metric: 'speed', label: 'Speed', unit: 'km/h', decimals: 1, convert: kmh, fromZero: true },
+  { metric: 'cadence', label: 'Cadence', unit: 'rpm', decimals: 0, fromZero: true },
+  { metric: 'altitude', label: 'Altitude', unit: 'm', decimals: 0, profile: true },
+];
+/** The sports each model is offered for (routes/physiological-models.ts CURVES and MAPS). */
+const MODEL_SPORTS: Record<SeasonMetric, readonly string[]> = { power: ['cycling', 'running'], speed: ['running'] };
+const NOTICES = new Map([['uploaded', 'Upload received. Each file is read in the background; its status shows below.']]);
+
+/** The signed-in person as a personal token would act for them (no application: no app metadata). */
+function personalPrincipal(userId: string): Principal {
+  return {
+    userId, applicationId: null, grantId: null, scopes: new Set(['activities:read']), clientSecretId: null, issuanceId: null,
+    actorId: null, org: null, mintingScopes: null, tokenId: '', expiresAt: Number.MAX_SAFE_INTEGER,
+  };
+}
+
+function queryValues(ctx: Context, name: string): string[] {
+  const value = ctx.query[name];
+  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item) => item.length <= 200);
+}
+
+function queryValue(ctx: Context, name: string): string {
+  return queryValues(ctx, name)[0]?.trim() ?? '';
+}
+
+export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
+  const { store, sessions } = deps;
+
+  /** The page's handler for a signed-in person; 303 /signin otherwise; an unknown record is the 404 page. */
+  function signedInPage(handler: (ctx: Context, found: { user: UserRecord; session: SessionRecord }) => Promise<void>): Middleware {
+    return async (ctx) => {
+      const found = await sessions.signedInUser(ctx);
+      if (!found) return seeOther(ctx, '/signin');
+      try {
+        await handler(ctx, found);
+      } catch (error) {
+        if (error instanceof NotFoundError) return sendPage(ctx, 404, athleteNotFound());
+        if (error instanceof HttpError && error.status >= 500) {
+          deps.logger.error({ err: error.cause ?? error }, 'athlete page failed');
+          return sendPage(ctx, 503, messagePage({
+            title: 'Your data is not available right now', message: 'The analysis service did not answer. Wait a moment and reload the page.', next: { href: '/training', label: 'Back to activities' }, tone: 'error',
+          }));
+        }
+        throw error;
+      }
+    };
+  }
+
+  table.page({ method: 'get', path: SCRIPT_PATH, name: 'athleteScript' }, async function athleteScript(ctx) {
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = CLIENT_SCRIPT;
+  });
+
+  table.page({ method: 'get', path: '/training', name: 'trainingActivities' }, signedInPage(async (ctx, { user }) => {
+    const problems: string[] = [];
+    const date = (name: string): string => {
+      const value = queryValue(ctx, name);
+      if (value && parseDate(value) === null) problems.push(`“${value}” is not a date (YYYY-MM-DD), so it was left out.`);
+      return value && parseDate(value) !== null ? value : '';
+    };
+    const filters: ListFilters = { start: date('start'), end: date('end'), sport: '', tag: queryValue(ctx, 'tags') };
+    const sport = queryValue(ctx, 'sport');
+    if (sport) {
+      const canonical = canonicalSport(sport);
+      if (canonical) filters.sport = canonical;
+      else problems.push(`“${sport}” is not a sport, so it was left out.`);
+    }
+    const pageNumber = Math.min(10_000, Math.max(1, Number.parseInt(queryValue(ctx, 'page'), 10) || 1));
+    const [text, sports, tags] = await Promise.all([
+      activityListJson(deps, personalPrincipal(user.id), {
+        start: filters.start || undefined, end: filters.end || undefined, limit: PAGE_SIZE + 1, offset: (pageNumber - 1) * PAGE_SIZE,
+        sports: filters.sport ? [filters.sport] : [], tags: filters.tag ? [filters.tag] : undefined,
+      }),
+      userSports(store, user.id, false),
+      userTags(store, user.id),
+    ]);
+    const activities = JSON.parse(text) as ListedActivity[];
+    sendPage(ctx, 200, activityListPage({
+      activities: activities.slice(0, PAGE_SIZE), filters, sports, tags, page: pageNumber, hasOlder: activities.length > PAGE_SIZE, problems,
+    }));
+  }));
+
+  table.page({ method: 'get', path: '/training/activities/:id', name: 'trainingActivity' }, signedInPage(async (ctx, { user }) => {
+    const id = String(ctx.params.id ?? '');
+    if (id.length > 64) throw new NotFoundError('Activity not found');
+    const record = await ownActivity(deps, id, user.id);
+    const options = engineCallOptions(ctx);
+    const curveMetric = record.metrics.includes('power') ? 'power' : record.metrics.includes('speed') ? 'speed' : null;
+    const [details, seriesTable, curve] = await Promise.all([
+      activityDetails(deps, record, personalPrincipal(user.id)),
+      activitySeries(deps, user.id, record.id, { metrics: PANELS.map((panel) => panel.metric) }, 'ARROW_IPC', options).then(readTable),
+      curveMetric ? activityMeanMax(deps, user.id, record.id, { metric: curveMetric, durations: 'all' }, 'ARROW_IPC', options).then(tableOf) : null,
+    ]);
+    const timestamps = numberColumn(seriesTable, 'timestamp');
+    let series = null;
+    if (timestamps && timestamps.length > 1) {
+      const t0 = timestamps[0]!;
+      const elapsed = timestamps.map((t) => (t - t0) / 1000);
+      const panels: SeriesPanel[] = [];
+      for (const panel of PANELS) {
+        const column = numberColumn(seriesTable, panel.metric);
+        if (!column || column.every(Number.isNaN)) continue;
+        const values = panel.convert ? column.map(panel.convert) : column;
+        panels.push({ metric: panel.metric, label: panel.label, unit: panel.unit, values, decimals: panel.decimals, profile: panel.profile ?? false, fromZero: panel.fromZero ?? false });
+      }
+      series = { elapsed, duration: elapsed[elapsed.length - 1]!, panels };
+    }
+    sendPage(ctx, 200, activityPage({
+      activity: details as unknown as ActivityDetailsView,
+      series,
+      meanMax: curve && curveMetric ? { metric: curveMetric, points: points(curve, curveMetric) } : null,
+    }));
+  }));
+
+  table.page({ method: 'get', path: '/training/season', name: 'trainingSeason' }, signedInPage(async (ctx, { user }) => {
+    const problems: string[] = [];
+    const sports = await userSports(store, user.id, true);
+    const requested = queryValue(ctx, 'sport');
+    let sport = requested ? canonicalSport(requested) : null;
+    if (requested && sport === null) problems.push(`“${requested}” is not a sport; showing ${defaultSport(sports)} instead.`);
+    sport ??= defaultSport(sports);
+    const metricText = queryValue(ctx, 'metric');
+    const metric: SeasonMetric = metricText === 'power' || metricText === 'speed' ? metricText : rootSport(sport) === 'running' ? 'speed' : 'power';
+    const endText = queryValue(ctx, 'end');
+    const end = endText && parseDate(endText) !== null ? endText : todayLocal();
+    const startText = queryValue(ctx, 'start');
+    let start = startText && parseDate(startText) !== null ? startText : yearBefore(end);
+    if (start > end) {
+      problems.push('The range started after it ended; showing the year before its end instead.');
+      start = yearBefore(end);
+    }
+    let after = [...new Set(queryValues(ctx, 'after').map(Number).filter((value) => Number.isFinite(value) && value >= 0 && value <= 1e7))].sort((a, b) => a - b);
+    if (after.length > MAX_AFTER_STATES) {
+      problems.push(`At most ${MAX_AFTER_STATES} fatigue states at once; the ${MAX_AFTER_STATES} smallest are shown.`);
+      after = after.slice(0, MAX_AFTER_STATES);
+    }
+    if (after.length > 0 && start < yearBefore(end)) {
+      problems.push('Fatigue states cover at most one year, so the range was shortened to the year before its end.');
+      start = yearBefore(end);
+    }
+    const form: SeasonForm = { sport, metric, start, end, after };
+    const options = engineCallOptions(ctx);
+    const query = { sports: [sport], metric, start, end, durations: 'all' as const };
+    const [bestTable, afterTable] = await Promise.all([
+      longitudinalMeanMax(deps, user.id, { ...query, after: [] }, 'ARROW_IPC', options).then(tableOf),
+      after.length > 0 ? longitudinalMeanMax(deps, user.id, { ...query, after }, 'ARROW_IPC', options).then(tableOf) : null,
+    ]);
+    const best = points(bestTable, metric);
+    const afterCurves = afterTable ? afterStates(afterTable, metric) : [];
+    const root = rootSport(sport) ?? sport;
+    const offered = MODEL_SPORTS[metric].includes(root);
+    const notOffered = `The ${metric} model and map are offered for ${MODEL_SPORTS[metric].join(' and ')} only.`;
+    const longest = best.length > 0 ? best[best.length - 1]!.duration : 0;
+    const [model, map] = offered
+      ? await Promise.all([
+        longest > 0
+          ? intensityDurationCurve(deps, user.id, { quantity: metric, sport: root, date: end, durations: modelDurations(longest) }, options).then((result) => ({ curve: result.curve.map((point) => ({ duration: point.duration, value: point.intensity })) }))
+          : Promise.resolve({ curve: [] as Point[] }),
+        metabolicMap(deps, user.id, { quantity: metric, sport: root, date: end }, options),
+      ])
+      : [{ reason: notOffered }, null];
+    const view: SeasonView = {
+      form, sports: sports.includes(sport) ? sports : [...sports, sport].sort(), problems, best, afterCurves, model,
+      map: map === null
+        ? { title: 'Not offered', reason: notOffered }
+        : map.problem ? { title: map.problem.title, reason: map.problem.message } : { markers: map.map.markers, bodyMass: map.map.inputs.body_mass },
+    };
+    sendPage(ctx, 200, seasonPage(view));
+  }));
+
+  table.page({ method: 'get', path: '/training/upload', name: 'trainingUpload' }, signedInPage(async (ctx, { user, session }) => {
+    const recent = (await listSources(store, user.id, { limit: RECENT_SOURCES, offset: 0 })).map(presentSource) as SourceView[];
+    const notice = NOTICES.get(queryValue(ctx, 'notice')) ?? null;
+    sendUploadPage(ctx, 200, session, recent, { notice });
+    // Without script, the answer to the form follows its sources by reloading itself, for a while.
+    const now = Date.now();
+    if (notice && recent.some((source) => source.status === 'processing' && now - Date.parse(source.created_at) < REFRESH_WINDOW_MS)) ctx.set('Refresh', '2');
+  }));
+
+  table.page({ method: 'post', path: '/training/upload', name: 'trainingUploadFiles', parseBody: (_ctx, next) => next() }, async function uploadFiles(ctx) {
+    const wantsJson = ctx.accepts('html', 'json') === 'json';
+    const found = await sessions.signedInUser(ctx);
+    if (!found) {
+      if (wantsJson) return json(ctx, 401, { detail: 'Sign in first.' });
+      return seeOther(ctx, '/signin');
+    }
+    let form: Awaited<ReturnType<typeof readMultipartForm>>;
+    try {
+      form = await readMultipartForm(ctx, { field: 'files', maxFiles: MAX_FILES_PER_UPLOAD, maxFileBytes: deps.config.maxUploadBytes });
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      const detail = error instanceof ValidationError ? (error.issues[0]?.msg ?? 'The form was not readable.') : error.message;
+      const message = /Field required/.test(detail) ? 'Choose at least one file to upload.' : detail;
+      if (wantsJson) return json(ctx, error.status, { detail: message });
+      const recent = (await listSources(store, found.user.id, { limit: RECENT_SOURCES, offset: 0 })).map(presentSource) as SourceView[];
+      return sendUploadPage(ctx, error.status, found.session, recent, { error: message });
+    }
+    if (!Sessions.csrfMatches(found.session, form.fields.csrf)) {
+      if (wantsJson) return json(ctx, 403, { detail: 'This form has expired. Reload the page and try again.' });
+      return sendPage(ctx, 403, forbiddenPage());
+    }
+    const sources = [];
+    for (const file of form.files) sources.push(await acceptSource(store, found.user.id, file, { applicationId: null }));
+    deps.wakeJobs?.();
+    if (wantsJson) return json(ctx, 202, { sources: sources.map(presentSource) });
+    seeOther(ctx, '/training/upload?notice=uploaded');
+  });
+
+  table.page({ method: 'get', path: '/training/upload/status', name: 'trainingUploadStatus' }, async function uploadStatus(ctx) {
+    const found = await sessions.signedInUser(ctx);
+    if (!found) return json(ctx, 401, { detail: 'Sign in first.' });
+    const ids = queryValues(ctx, 'id').slice(0, MAX_FILES_PER_UPLOAD).filter((id) => id.length <= 64);
+    const sources = await Promise.all(ids.map((id) => ownSource(store, found.user.id, id).then(presentSource, (error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    })));
+    json(ctx, 200, sources.filter((source) => source !== null));
+  });
+
+  function sendUploadPage(ctx: Context, status: number, session: SessionRecord, recent: SourceView[], messages: { notice?: string | null; error?: string | null }): void {
+    sendPage(ctx, status, uploadPage({
+      csrfToken: session.csrf_token, recent, maxFiles: MAX_FILES_PER_UPLOAD, maxMiB: Math.round((deps.config.maxUploadBytes / 1048576) * 10) / 10, ...messages,
+    }));
+  }
+}
+
+function json(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+}
+
+function athleteNotFound() {
+  return athletePage({
+    title: 'Not found', current: null,
+    body: html`<section class="panel"><h1>Not found</h1><p>There is nothing here, or it is not yours to see.</p><p><a href="/training">Back to your activities</a></p></section>`,
+  });
+}
+
+/** The sport shown when none is asked for: cycling, else running, else the first the athlete has. */
+function defaultSport(sports: readonly string[]): string {
+  return ['cycling', 'running'].find((sport) => sports.includes(sport)) ?? sports[0] ?? 'cycling';
+}
+
+/** About 80 log-spaced durations from 1 s to `longest`, with the key durations, for the model's dashed curve. */
+function modelDurations(longest: number): number[] {
+  const out = new Set<number>([5, 60, 300, 1200, 3600].filter((seconds) => seconds <= longest));
+  const steps = 80;
+  for (let i = 0; i <= steps; i++) out.add(Math.max(1, Math.round(Math.exp((Math.log(longest) * i) / steps))));
+  return [...out].sort((a, b) => a - b);
+}
