@@ -252,7 +252,7 @@ dailies('reads an unknown measure under wellness: 422 with wellness, 403 naming 
 
 dailies('documents the three routes in /openapi.json with the Daily shape and both scopes', async ({ stack }) => {
   type Operation = { security: { bearer: string[] }[]; description: string; parameters: { name: string; in: string; required: boolean }[]; responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> };
-  const document = (await (await stack.get('/openapi.json')).json()) as { paths: Record<string, Record<string, Operation>> };
+  const document = (await (await stack.get('/openapi.json')).json()) as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
   const path = document.paths['/api/v1/dailies/{measure}']!;
   assert.equal(Object.keys(path).sort(), ['delete', 'get', 'post']);
   assert.equal(path.get!.security, [{ bearer: ['wellness:read'] }, { bearer: ['reproductive_health:read'] }]);
@@ -261,7 +261,8 @@ dailies('documents the three routes in /openapi.json with the Daily shape and bo
   assert.equal(path.get!.parameters.map((parameter) => [parameter.name, parameter.in, parameter.required]), [
     ['measure', 'path', true], ['start', 'query', true], ['end', 'query', true], ['interpolate', 'query', false],
   ]);
-  const item = path.get!.responses['200']!.content!['application/json']!.schema.items as { properties: Record<string, unknown>; required: string[] };
+  assert.equal(path.get!.responses['200']!.content!['application/json']!.schema.items, { $ref: '#/components/schemas/Daily' });
+  const item = document.components.schemas['Daily'] as { properties: Record<string, unknown>; required: string[] };
   assert.equal(Object.keys(item.properties).sort(), ['date', 'source', 'status', 'value']);
   assert.equal([...item.required].sort(), ['date', 'source', 'status', 'value']);
   assert.ok(path.delete!.responses['404'] && path.post!.responses['422']);
