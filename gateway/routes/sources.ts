@@ -10,7 +10,7 @@ import { readMultipartFiles } from '../multipart.js';
 import { presentSource } from '../presenters/source.js';
 import { Source } from '../schemas/resources.js';
 import { queryInt, queryString } from '../schemas/query.js';
-import { acceptSource } from '../services/sources.js';
+import { acceptSource } from '../../storage/sources.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 

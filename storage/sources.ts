@@ -1,15 +1,16 @@
 /**
- * Accepting a file as an upload source — shared by the upload endpoint and `threshold import`.
+ * Accepting a file as a source — shared by the upload endpoint, `threshold import` and provider imports
+ * (engine/integrations), which is why it lives beside the store rather than in the gateway.
  * The original bytes are stored first, then the source record and its ingest job land in one atomic
  * batch, so an accepted source always has a job and a crash before that leaves nothing visible. The
  * same bytes uploaded again by the same user are recognised by their SHA-256 and answered with the
  * existing source (a failed one is queued again: the decoder may have improved).
  */
 import { createHash } from 'node:crypto';
-import type { SourceRecord, Store } from '../../storage/store.js';
-import { DuplicateKeyError } from '../../storage/store.js';
-import { newId } from '../../storage/ids.js';
-import { ingestJob } from '../../storage/jobs.js';
+import type { SourceRecord, Store } from './store.js';
+import { DuplicateKeyError } from './store.js';
+import { newId } from './ids.js';
+import { ingestJob } from './jobs.js';
 
 export interface IncomingFile {
   filename: string | null;
