@@ -20,6 +20,8 @@ export interface IncomingFile {
 export interface AcceptOptions {
   origin?: SourceRecord['origin'];
   applicationId?: string | null;
+  /** A provider import's `<provider>:<activity id>`: a second import of it answers the first source. */
+  externalId?: string | null;
   now?: number;
 }
 
@@ -51,6 +53,7 @@ export async function acceptSource(store: Store, userId: string, file: IncomingF
     warnings: [],
     bytes_key: `source:${id}`,
     application_id: options.applicationId ?? null,
+    ...(options.externalId ? { external_id: options.externalId } : {}),
     created_at: now,
     updated_at: now,
   };
@@ -61,7 +64,8 @@ export async function acceptSource(store: Store, userId: string, file: IncomingF
   } catch (error) {
     if (!(error instanceof DuplicateKeyError)) throw error;
     await store.blobs.delete(source.bytes_key);
-    const existing = await store.sources.findOne({ user_id: userId, content_hash: source.content_hash });
+    const existing = (options.externalId ? await store.sources.findOne({ user_id: userId, external_id: options.externalId }) : null)
+      ?? await store.sources.findOne({ user_id: userId, content_hash: source.content_hash });
     if (!existing) throw error;
     return existing.status === 'failed' ? requeue(store, existing, now) : existing;
   }
