@@ -8,6 +8,7 @@ import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
 import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
+import { readIntegrationSettings, type IntegrationSettings } from '../domain/integration-settings.js';
 
 export interface EngineConfig {
   /** ENGINE_ADDRESS: host:port the gRPC server binds (loopback by default: the engine trusts its callers). */
@@ -28,6 +29,10 @@ export interface EngineConfig {
   jobPollMs: number;
   /** MONGODB_URI, DATA_DIR, … as read by storage/config.ts. */
   store: StoreConfig;
+  /** Provider clients and INTEGRATION_KEY, as read by domain/integration-settings.ts. */
+  integrations: IntegrationSettings;
+  /** INTEGRATION_POLL_MS: how often connected providers are polled for new activities (the fallback to pushes). */
+  integrationPollMs: number;
 }
 
 export const ENGINE_DEFAULTS = {
@@ -39,7 +44,8 @@ export const ENGINE_DEFAULTS = {
   jobConcurrency: 2, // sources decoded at once per process (each decode uses one pool thread)
   jobLeaseMs: 30_000, // renewed every 10 s while a job runs
   jobPollMs: 500,
-} as const satisfies Omit<EngineConfig, 'store'>;
+  integrationPollMs: 15 * 60_000, // pushes bring new activities at once; polling only catches what they missed
+} as const satisfies Omit<EngineConfig, 'store' | 'integrations'>;
 
 export function loadEngineConfig(env: Env): EngineConfig {
   const problems: string[] = [];
@@ -52,8 +58,10 @@ export function loadEngineConfig(env: Env): EngineConfig {
   const jobLeaseMs = readInteger(env, 'JOB_LEASE_MS', ENGINE_DEFAULTS.jobLeaseMs, { min: 100, max: 3_600_000 }, problems);
   const jobPollMs = readInteger(env, 'JOB_POLL_MS', ENGINE_DEFAULTS.jobPollMs, { min: 10, max: 600_000 }, problems);
   const store = readStoreConfig(env, problems);
+  const integrations = readIntegrationSettings(env, store.mongodbUri !== null, problems);
+  const integrationPollMs = readInteger(env, 'INTEGRATION_POLL_MS', ENGINE_DEFAULTS.integrationPollMs, { min: 100, max: 86_400_000 }, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, store };
+  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, store, integrations, integrationPollMs };
 }
 
 function readThreads(env: Env, problems: string[]): number {

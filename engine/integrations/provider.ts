@@ -102,7 +102,7 @@ export type PushItem =
 export interface RemoteDaily {
   /** Local date `YYYY-MM-DD`. */
   date: string;
-  /** A daily measure name as domain/daily-measures.ts spells it (body_mass kg, resting_heart_rate bpm …). */
+  /** A daily measure name as domain/daily-measures.ts spells it (body_mass kg, resting_hr bpm …). */
   measure: string;
   value: number;
 }
