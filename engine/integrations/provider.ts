@@ -18,18 +18,10 @@
  */
 import type { ProviderTokens } from './credentials.js';
 import type { Provider } from '../../domain/providers.js';
+import type { ProviderConfig } from '../../domain/integration-settings.js';
 
-/** Everything an adapter is configured with (engine/config.ts `integrations`). */
-export interface ProviderSettings {
-  clientId: string;
-  clientSecret: string;
-  /** Where the user's browser is sent to authorize (e.g. https://intervals.icu). */
-  authorizeBaseUrl: string;
-  /** Where the API and token endpoint live (e.g. https://intervals.icu). */
-  apiBaseUrl: string;
-  /** Shared secret a push must carry (intervals.icu `secret`, Wahoo `webhook_token`); null: pushes are refused. */
-  pushSecret: string | null;
-}
+/** Everything an adapter is configured with (domain/integration-settings.ts, via engine/config.ts). */
+export type ProviderSettings = ProviderConfig;
 
 /** One HTTP answer the adapter could not use because the provider is throttling. */
 export class RateLimited extends Error {
