@@ -33,6 +33,13 @@ import { getTemplateWeek } from './service/template-week.js';
 import { getZones } from './service/zones.js';
 import { getIntensityDurationModel, getMetabolicMap, modeledMarkersFrom, type ModelState } from './service/physiological-models.js';
 import { ModelCache } from './service/model-cache.js';
+import { providerConnectionHandlers } from './service/provider-connections.js';
+import { createAdapters } from './integrations/adapters.js';
+import { resolveIntegrationKey } from './integrations/integration-key.js';
+import { BACKFILL_JOB, type ConnectionDeps } from './integrations/connections.js';
+import { backfillJobHandler } from './integrations/backfill-job.js';
+import { PUSH_JOB, pushJobHandler } from './integrations/push-job.js';
+import { POLL_JOB, pollJobHandler, startPolling } from './integrations/poll.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -67,6 +74,13 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS };
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
   const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
+  // Provider integrations: adapters for the configured providers; their jobs wake the runner created below.
+  let wakeJobs = (): void => {};
+  const adapters = createAdapters(config.integrations);
+  const integrations: ConnectionDeps = {
+    store, adapters, key: Object.keys(adapters).length > 0 ? resolveIntegrationKey(config) : null, wake: () => wakeJobs(),
+  };
+  const connections = providerConnectionHandlers(integrations);
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
     IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool }), unary),
@@ -81,6 +95,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: modeledMarkersFrom(models) }), unary),
     GetIntensityDurationModel: wrapUnary('GetIntensityDurationModel', getIntensityDurationModel(models), unary),
     GetMetabolicMap: wrapUnary('GetMetabolicMap', getMetabolicMap(models), unary),
+    BeginProviderConnection: wrapUnary('BeginProviderConnection', connections.begin, unary),
+    CompleteProviderConnection: wrapUnary('CompleteProviderConnection', connections.complete, unary),
+    DisconnectProvider: wrapUnary('DisconnectProvider', connections.disconnect, unary),
+    ReceiveProviderPush: wrapUnary('ReceiveProviderPush', connections.push, unary),
   };
   server.addService(contract.EngineService, implementation);
 
@@ -106,12 +124,19 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     ? startJobRunner({
         store,
         logger: logger.child({ component: 'jobs' }),
-        handlers: { [INGEST_JOB]: ingestJobHandler({ store, pool }) },
+        handlers: {
+          [INGEST_JOB]: ingestJobHandler({ store, pool }),
+          [BACKFILL_JOB]: backfillJobHandler({ ...integrations, logger: logger.child({ component: 'backfill' }) }),
+          [PUSH_JOB]: pushJobHandler(integrations),
+          [POLL_JOB]: pollJobHandler(integrations),
+        },
         concurrency: config.jobConcurrency,
         leaseMs: config.jobLeaseMs,
         pollMs: config.jobPollMs,
       })
     : null;
+  if (jobs) wakeJobs = () => jobs.wake();
+  const polling = config.jobs ? startPolling({ ...integrations, logger: logger.child({ component: 'integrations' }), intervalMs: config.integrationPollMs }) : null;
   const backfill = config.jobs ? startAnalysisBackfill({ store, pool, logger: logger.child({ component: 'analysis-backfill' }) }) : null;
 
   let closing: Promise<void> | null = null;
@@ -123,6 +148,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(ENGINE_SERVICE_NAME, 'NOT_SERVING');
         await backfill?.stop();
+        polling?.stop();
         await jobs?.close();
         await shutdown(server, SHUTDOWN_GRACE_MS);
         await pool.destroy();
