@@ -31,6 +31,8 @@ import { portalRoutes } from './portal.js';
 import { applicationRoutes } from './applications.js';
 import { pageRoutes } from './pages.js';
 import { teamPageRoutes } from './team-pages.js';
+import { integrationRoutes } from './integrations.js';
+import { backfillStatusRoutes } from './backfill-status.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -63,6 +65,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   accountStatusRoutes(table, deps);
   portalRoutes(table, deps);
   teamPageRoutes(table, deps);
+  integrationRoutes(table, deps);
+  backfillStatusRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);
