@@ -33,6 +33,8 @@ export interface EngineConfig {
   integrations: IntegrationSettings;
   /** INTEGRATION_POLL_MS: how often connected providers are polled for new activities (the fallback to pushes). */
   integrationPollMs: number;
+  /** INTEGRATION_PAGE_SIZE: activities per history page asked of a provider (intervals.icu `limit`, Wahoo `per_page`). */
+  integrationPageSize: number;
 }
 
 export const ENGINE_DEFAULTS = {
@@ -45,6 +47,7 @@ export const ENGINE_DEFAULTS = {
   jobLeaseMs: 30_000, // renewed every 10 s while a job runs
   jobPollMs: 500,
   integrationPollMs: 15 * 60_000, // pushes bring new activities at once; polling only catches what they missed
+  integrationPageSize: 200, // one listing request per 200 activities: downloads, not listings, spend the rate limit
 } as const satisfies Omit<EngineConfig, 'store' | 'integrations'>;
 
 export function loadEngineConfig(env: Env): EngineConfig {
@@ -60,8 +63,9 @@ export function loadEngineConfig(env: Env): EngineConfig {
   const store = readStoreConfig(env, problems);
   const integrations = readIntegrationSettings(env, store.mongodbUri !== null, problems);
   const integrationPollMs = readInteger(env, 'INTEGRATION_POLL_MS', ENGINE_DEFAULTS.integrationPollMs, { min: 100, max: 86_400_000 }, problems);
+  const integrationPageSize = readInteger(env, 'INTEGRATION_PAGE_SIZE', ENGINE_DEFAULTS.integrationPageSize, { min: 1, max: 1000 }, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, store, integrations, integrationPollMs };
+  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, store, integrations, integrationPollMs, integrationPageSize };
 }
 
 function readThreads(env: Env, problems: string[]): number {

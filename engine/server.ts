@@ -76,7 +76,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
   // Provider integrations: adapters for the configured providers; their jobs wake the runner created below.
   let wakeJobs = (): void => {};
-  const adapters = createAdapters(config.integrations);
+  const adapters = createAdapters(config.integrations, { pageSize: config.integrationPageSize });
   const integrations: ConnectionDeps = {
     store, adapters, key: Object.keys(adapters).length > 0 ? resolveIntegrationKey(config) : null, wake: () => wakeJobs(),
   };

@@ -9,15 +9,20 @@ import { intervalsIcuAdapter } from './intervals-icu/adapter.js';
 
 export type Adapters = Partial<Record<Provider, ProviderAdapter>>;
 
-const FACTORIES: Partial<Record<Provider, (settings: NonNullable<IntegrationSettings['providers'][Provider]>) => ProviderAdapter>> = {
-  intervals_icu: (settings) => intervalsIcuAdapter(settings),
+export interface AdapterOptions {
+  /** Activities asked for per history page (INTEGRATION_PAGE_SIZE), where the provider lets us choose. */
+  pageSize: number;
+}
+
+const FACTORIES: Partial<Record<Provider, (settings: NonNullable<IntegrationSettings['providers'][Provider]>, options: AdapterOptions) => ProviderAdapter>> = {
+  intervals_icu: (settings, options) => intervalsIcuAdapter(settings, { listLimit: options.pageSize }),
 };
 
-export function createAdapters(settings: IntegrationSettings): Adapters {
+export function createAdapters(settings: IntegrationSettings, options: AdapterOptions): Adapters {
   const adapters: Adapters = {};
   for (const [provider, config] of Object.entries(settings.providers) as [Provider, NonNullable<IntegrationSettings['providers'][Provider]>][]) {
     const factory = FACTORIES[provider];
-    if (factory) adapters[provider] = factory(config);
+    if (factory) adapters[provider] = factory(config, options);
   }
   return adapters;
 }

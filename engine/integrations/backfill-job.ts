@@ -51,7 +51,16 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
             });
           }
           const done = page.next === null;
-          if (done && adapter.dailies) await importDailies(deps.store, adapter, connection.user_id, tokens, oldest, newest, limiter);
+          if (done && adapter.dailies) {
+            try {
+              await importDailies(deps.store, adapter, connection.user_id, tokens, oldest, newest, limiter);
+            } catch (error) {
+              if (!(error instanceof ProviderError)) throw error;
+              // Daily measures are a bonus of the backfill: their failure is reported, never blocks the activities.
+              deps.logger.warn({ err: error }, 'backfill: daily measures failed');
+              await deps.store.connections.updateOne({ id: connection.id }, { set: { sync_error: { code: 'dailies_failed', message: error.message, at: Date.now() } } });
+            }
+          }
           await deps.store.connections.updateOne({ id: connection.id, status: 'connected' }, {
             set: { backfill_cursor: page.next, backfill_done: done, ...(done ? { backfill_loaded_until: oldest } : {}), updated_at: Date.now() },
           });

@@ -35,8 +35,8 @@ export function pushJobHandler(deps: ConnectionDeps): JobHandler {
       const adapter = adapterFor(deps, provider);
       for (const item of job.payload.items as unknown as PushItem[]) {
         if (item.kind === 'ignored') continue;
-        const connection = await findConnection(deps.store, provider, item.externalUserId);
-        if (!connection) continue;
+        // Every connection of that provider account (two of our users may have connected the same one).
+        for (const connection of await liveConnections(deps.store, provider, item.externalUserId)) {
         if (item.kind === 'deauthorized') await markActionRequired(deps.store, connection.id, `${provider}: the user removed the app's access`);
         else if (item.kind === 'dailies') {
           for (const daily of item.dailies) await upsertDaily(deps.store, { userId: connection.user_id, measure: daily.measure, date: daily.date, value: daily.value, source: provider });
@@ -46,11 +46,12 @@ export function pushJobHandler(deps: ConnectionDeps): JobHandler {
           await deps.store.connections.updateOne({ id: connection.id }, { set: { newest_seen: Math.max(connection.newest_seen ?? 0, item.activity.start) } });
         }
         // activity_deleted: the activity stays here; deleting a user's data is the user's call through the API.
+        }
       }
     },
   };
 }
 
-function findConnection(store: Store, provider: Provider, externalUserId: string) {
-  return store.connections.findOne({ provider, external_user_id: externalUserId, status: 'connected' });
+function liveConnections(store: Store, provider: Provider, externalUserId: string) {
+  return store.connections.find({ provider, external_user_id: externalUserId, status: 'connected' });
 }

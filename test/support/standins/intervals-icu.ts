@@ -10,6 +10,7 @@
  * - `GET /api/v1/activity/{id}/file`: the original file gzip-compressed; scripted 404/500 per activity.
  * - `DELETE /api/v1/disconnect-app` revokes the token; `deauthorize()` does the same and builds the
  *   `APP_SCOPE_CHANGED` event; a revoked token then gets 401.
+ * - `GET /api/v1/athlete/{id}/wellness?oldest&newest`: records keyed by local date (`wellness`).
  * - Webhooks: `push(url, events, {duplicate})` posts the `{secret, events}` envelope (twice when asked).
  * - Rate limit: more than `rateLimit.requests` in `rateLimit.windowMs` → 429, with `Retry-After` (seconds)
  *   unless `rateLimit.retryAfter` is false (default 10 requests per second, with Retry-After).
@@ -58,6 +59,8 @@ export interface IntervalsIcuStandin {
   baseUrl: string;
   requests: LoggedRequest[];
   activities: StandinActivity[];
+  /** Wellness records keyed `id` = local date, as `GET …/wellness?oldest&newest` serves them. */
+  wellness: Record<string, unknown>[];
   /** Refuse the next authorization (the user clicks Deny). */
   denyNext(): void;
   failNext(pattern: RegExp, status: number, times?: number): void;
@@ -80,6 +83,7 @@ export async function startIntervalsIcuStandin(options: IntervalsIcuStandinOptio
   const tokens = new Map<string, { scope: string }>();
   const requests: LoggedRequest[] = [];
   const activities: StandinActivity[] = [];
+  const wellness: Record<string, unknown>[] = [];
   const faults: { pattern: RegExp; status: number; times: number }[] = [];
   const failingDownloads = new Map<string, number>();
   const recent: number[] = [];
@@ -175,6 +179,11 @@ export async function startIntervalsIcuStandin(options: IntervalsIcuStandinOptio
       if (athletePath && (athletePath[1] === '0' || athletePath[1] === athlete.id)) {
         if (!athletePath[2] && request.method === 'GET') return json(response, 200, { id: athlete.id, name: athlete.name });
         if (athletePath[2] === '/activities' && request.method === 'GET') return listActivities(response, url);
+        if (athletePath[2] === '/wellness' && request.method === 'GET') {
+          const oldest = url.searchParams.get('oldest') ?? '';
+          const newest = url.searchParams.get('newest') ?? '9999-12-31';
+          return json(response, 200, wellness.filter((record) => String(record.id) >= oldest && String(record.id) <= newest));
+        }
       }
       const file = /^\/api\/v1\/activity\/([^/]+)\/file$/.exec(path);
       if (file && request.method === 'GET') {
@@ -221,6 +230,7 @@ export async function startIntervalsIcuStandin(options: IntervalsIcuStandinOptio
     baseUrl,
     requests,
     activities,
+    wellness,
     denyNext: () => {
       deny = true;
     },
