@@ -28,7 +28,7 @@ export async function connectThroughPortal(baseUrl: string, appToken: string, pr
   });
   assert.is(session.status, 200);
   const jar = new CookieJar(baseUrl);
-  await jar.get(((await session.json()) as { url: string }).url);
+  await jar.get(onJar(((await session.json()) as { url: string }).url));
   const page = await (await jar.get('/portal/manage-integrations')).text();
   const connect = await jar.post(`/portal/manage-integrations/${provider}/connect`, { csrf: csrfFrom(page) });
   assert.is(connect.status, 303, 'Connect sends the browser to the provider');
@@ -40,8 +40,17 @@ export async function connectThroughPortal(baseUrl: string, appToken: string, pr
 export async function followProvider(jar: CookieJar, toProvider: Response): Promise<string | null> {
   const authorize = await fetch(toProvider.headers.get('location')!, { redirect: 'manual' });
   assert.is(authorize.status, 302, 'the provider redirects back');
-  const callback = await jar.get(authorize.headers.get('location')!);
+  const callback = await jar.get(onJar(authorize.headers.get('location')!));
   return locationOf(callback, jar.baseUrl) ?? `${callback.status}`;
+}
+
+/**
+ * A URL of the service as a path on the jar's origin: links carry BASE_URL, which a test that starts the
+ * service on port 0 may have set to another port (tokens minted by the CLI carry BASE_URL as their issuer).
+ */
+function onJar(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
 }
 
 /** Polls `check` until it returns a value (not undefined) or the deadline passes. */
