@@ -41,7 +41,11 @@ export interface IntervalsIcuStandinOptions {
   webhookSecret?: string;
   athlete?: { id: string; name: string };
   grantedScope?: string;
-  rateLimit?: { requests: number; windowMs: number; retryAfter?: boolean };
+  /**
+   * `files: false` leaves file downloads outside the limit (as a CDN would serve them: Wahoo's file URLs
+   * are on one); intervals.icu itself counts them like any API call (the default).
+   */
+  rateLimit?: { requests: number; windowMs: number; retryAfter?: boolean; files?: boolean };
   routes?: StandinRoute[];
   /** The stand-in's clock (Unix ms); codes expire by it. */
   now?: () => number;
@@ -164,7 +168,7 @@ export async function startIntervalsIcuStandin(options: IntervalsIcuStandinOptio
       return json(response, 200, { token_type: 'Bearer', access_token: token, scope: code.scope, athlete: athlete });
     }
     if (path.startsWith('/api/v1/')) {
-      const limited = throttled(response);
+      const limited = limit.files === false && /\/file$/.test(path) ? null : throttled(response);
       if (limited !== null) return limited;
       const token = bearer(request);
       for (const route of options.routes ?? []) {
