@@ -47,8 +47,9 @@ async function once(files: Uint8Array[], starts: number[], meterFiles: boolean):
 }
 
 export async function run(): Promise<string> {
-  const base = Date.UTC(2025, 4, 31, 6);
-  const starts = Array.from({ length: ACTIVITIES }, (_, i) => base - i * 36 * HOUR);
+  // One a day back from yesterday: all inside the backfill's 5 years.
+  const base = Math.floor(Date.now() / HOUR) * HOUR - 24 * HOUR;
+  const starts = Array.from({ length: ACTIVITIES }, (_, i) => base - i * 24 * HOUR);
   const files = starts.map((start, i) => fitActivity({ start, seconds: 3600, power: 150 + (i % 100) }));
   const line = (label: string, r: { hours: number; ms: number; requests: number; throttled: number }) =>
     `${label}: ${r.hours.toFixed(0)} h in ${(r.ms / 1000).toFixed(1)} s = ${(r.hours / (r.ms / 60_000)).toFixed(0)} h/min (${r.requests} requests, ${r.throttled} answered 429)`;

@@ -61,8 +61,10 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
               await deps.store.connections.updateOne({ id: connection.id }, { set: { sync_error: { code: 'dailies_failed', message: error.message, at: Date.now() } } });
             }
           }
+          // A rate-limit note is over once a page went through; other problems stay for backfill-status to tell.
+          const clearNote = connection.sync_error?.code === 'rate_limited' ? { sync_error: null } : {};
           await deps.store.connections.updateOne({ id: connection.id, status: 'connected' }, {
-            set: { backfill_cursor: page.next, backfill_done: done, ...(done ? { backfill_loaded_until: oldest } : {}), updated_at: Date.now() },
+            set: { backfill_cursor: page.next, backfill_done: done, ...(done ? { backfill_loaded_until: oldest } : {}), ...clearNote, updated_at: Date.now() },
           });
           if (done) return;
         } catch (error) {
