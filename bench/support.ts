@@ -2,7 +2,7 @@
 import type { EnginePool } from '../engine/pool/pool.js';
 import { ingestStoredSource } from '../engine/service/ingest-source.js';
 import { createUser } from '../gateway/services/accounts.js';
-import { acceptSource } from '../gateway/services/sources.js';
+import { acceptSource } from '../storage/sources.js';
 import type { SourceRecord, Store } from '../storage/store.js';
 import { fitCorpusKeys, fitCorpusPath } from '../test/support/fit-corpus.js';
 

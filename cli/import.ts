@@ -14,7 +14,7 @@ import { loadEngineConfig } from '../engine/config.js';
 import { createPool } from '../engine/pool/pool.js';
 import { startJobRunner } from '../engine/jobs/runner.js';
 import { ingestJobHandler } from '../engine/jobs/ingest-job.js';
-import { acceptSource } from '../gateway/services/sources.js';
+import { acceptSource } from '../storage/sources.js';
 import { cleanFilename } from '../gateway/multipart.js';
 
 const EXTENSIONS = new Set(['.fit', '.csv']);

@@ -9,6 +9,7 @@ import type { LogLevel } from '../domain/logger.js';
 import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 import { parseAllowedHosts } from '../domain/outbound-address.js';
+import { readIntegrationSettings, type IntegrationSettings } from '../domain/integration-settings.js';
 
 export interface EngineConfig {
   /** ENGINE_ADDRESS: host:port the gRPC server binds (loopback by default: the engine trusts its callers). */
@@ -31,6 +32,12 @@ export interface EngineConfig {
   webhooks: WebhookConfig;
   /** MONGODB_URI, DATA_DIR, … as read by storage/config.ts. */
   store: StoreConfig;
+  /** Provider clients and INTEGRATION_KEY, as read by domain/integration-settings.ts. */
+  integrations: IntegrationSettings;
+  /** INTEGRATION_POLL_MS: how often connected providers are polled for new activities (the fallback to pushes). */
+  integrationPollMs: number;
+  /** INTEGRATION_PAGE_SIZE: activities per history page asked of a provider (intervals.icu `limit`, Wahoo `per_page`). */
+  integrationPageSize: number;
 }
 
 export interface WebhookConfig {
@@ -69,7 +76,9 @@ export const ENGINE_DEFAULTS = {
   jobConcurrency: 2, // sources decoded at once per process (each decode uses one pool thread)
   jobLeaseMs: 30_000, // renewed every 10 s while a job runs
   jobPollMs: 500,
-} as const satisfies Omit<EngineConfig, 'store' | 'webhooks'>;
+  integrationPollMs: 15 * 60_000, // pushes bring new activities at once; polling only catches what they missed
+  integrationPageSize: 200, // one listing request per 200 activities: downloads, not listings, spend the rate limit
+} as const satisfies Omit<EngineConfig, 'store' | 'webhooks' | 'integrations'>;
 
 export function loadEngineConfig(env: Env): EngineConfig {
   const problems: string[] = [];
@@ -91,8 +100,11 @@ export function loadEngineConfig(env: Env): EngineConfig {
     retentionDays: readInteger(env, 'WEBHOOK_ATTEMPT_RETENTION_DAYS', WEBHOOK_DEFAULTS.retentionDays, { min: 1, max: 3650 }, problems),
   };
   const store = readStoreConfig(env, problems);
+  const integrations = readIntegrationSettings(env, store.mongodbUri !== null, problems);
+  const integrationPollMs = readInteger(env, 'INTEGRATION_POLL_MS', ENGINE_DEFAULTS.integrationPollMs, { min: 100, max: 86_400_000 }, problems);
+  const integrationPageSize = readInteger(env, 'INTEGRATION_PAGE_SIZE', ENGINE_DEFAULTS.integrationPageSize, { min: 1, max: 1000 }, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, webhooks, store };
+  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, webhooks, store, integrations, integrationPollMs, integrationPageSize };
 }
 
 function readThreads(env: Env, problems: string[]): number {

@@ -325,6 +325,38 @@ export interface GetMetricsResponse {
   text: string;
 }
 
+// ---------------------------------------------------------------------------------------------------
+// Provider integrations
+
+export interface BeginProviderConnectionRequest {
+  user_id: string;
+  provider: string;
+  redirect_uri: string;
+  binding: string;
+  return_to: string;
+}
+
+export interface CompleteProviderConnectionRequest {
+  provider: string;
+  state: string;
+  binding: string;
+  code: string;
+  error: string;
+  redirect_uri: string;
+}
+
+export interface CompleteProviderConnectionResponse {
+  user_id: string;
+  return_to: string;
+  connected: boolean;
+}
+
+export interface ReceiveProviderPushRequest {
+  provider: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
 /** A client of the Engine service as `loadPackageDefinition` builds it. */
 export interface EngineClient extends Client {
   DecodeSource(

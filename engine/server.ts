@@ -38,6 +38,13 @@ import { getZones } from './service/zones.js';
 import { getIntensityDurationModel, getMetabolicMap, modeledMarkersFrom, type ModelState } from './service/physiological-models.js';
 import { ModelCache } from './service/model-cache.js';
 import { createEngineMetrics } from './metrics.js';
+import { providerConnectionHandlers } from './service/provider-connections.js';
+import { createAdapters } from './integrations/adapters.js';
+import { resolveIntegrationKey } from './integrations/integration-key.js';
+import { BACKFILL_JOB, type ConnectionDeps } from './integrations/connections.js';
+import { backfillJobHandler } from './integrations/backfill-job.js';
+import { PUSH_JOB, pushJobHandler } from './integrations/push-job.js';
+import { POLL_JOB, pollJobHandler, startPolling } from './integrations/poll.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -73,16 +80,26 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const interceptors: ServerInterceptor[] = config.engineToken === null ? [] : [authenticate(config.engineToken)];
   const server = new Server({ interceptors });
 
+  // Provider integrations: adapters for the configured providers; their jobs wake the runner created below.
+  let wakeJobs = (): void => {};
+  const adapters = createAdapters(config.integrations, { pageSize: config.integrationPageSize });
+  const integrations: ConnectionDeps = {
+    store, adapters, key: Object.keys(adapters).length > 0 ? resolveIntegrationKey(config) : null, wake: () => wakeJobs(),
+  };
   let events: Dispatcher | null = null;
   const wakeEvents = () => events?.wake();
   const jobHandlers = {
     [INGEST_JOB]: ingestJobHandler({ store, pool, wakeEvents }),
+    [BACKFILL_JOB]: backfillJobHandler({ ...integrations, logger: logger.child({ component: 'backfill' }) }),
+    [PUSH_JOB]: pushJobHandler(integrations),
+    [POLL_JOB]: pollJobHandler(integrations),
     ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions(options.workouts) }),
   };
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers) });
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS, observe: metrics.observeRpc };
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
   const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
+  const connections = providerConnectionHandlers(integrations);
   const implementation: UntypedServiceImplementation = {
     DecodeSource: wrapUnary('DecodeSource', decodeSource({ store, pool }), unary),
     IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool, wakeEvents }), unary),
@@ -98,6 +115,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     GetIntensityDurationModel: wrapUnary('GetIntensityDurationModel', getIntensityDurationModel(models), unary),
     GetMetabolicMap: wrapUnary('GetMetabolicMap', getMetabolicMap(models), unary),
     GetMetrics: wrapUnary('GetMetrics', async () => ({ text: await metrics.text() }), unary),
+    BeginProviderConnection: wrapUnary('BeginProviderConnection', connections.begin, unary),
+    CompleteProviderConnection: wrapUnary('CompleteProviderConnection', connections.complete, unary),
+    DisconnectProvider: wrapUnary('DisconnectProvider', connections.disconnect, unary),
+    ReceiveProviderPush: wrapUnary('ReceiveProviderPush', connections.push, unary),
   };
   server.addService(contract.EngineService, implementation);
 
@@ -139,6 +160,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         retentionMs: config.webhooks.retentionDays * 24 * 60 * 60 * 1000,
       })
     : null;
+  if (jobs) wakeJobs = () => jobs.wake();
+  const polling = config.jobs ? startPolling({ ...integrations, logger: logger.child({ component: 'integrations' }), intervalMs: config.integrationPollMs }) : null;
   const backfill = config.jobs ? startAnalysisBackfill({ store, pool, logger: logger.child({ component: 'analysis-backfill' }) }) : null;
 
   let closing: Promise<void> | null = null;
@@ -151,6 +174,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(ENGINE_SERVICE_NAME, 'NOT_SERVING');
         await backfill?.stop();
+        polling?.stop();
         await jobs?.close();
         await events?.close();
         await shutdown(server, SHUTDOWN_GRACE_MS);

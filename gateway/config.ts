@@ -8,6 +8,8 @@ import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
 import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
+import { configuredProviders, readIntegrationSettings } from '../domain/integration-settings.js';
+import type { Provider } from '../domain/providers.js';
 
 export interface GatewayConfig {
   /** PORT: the HTTP port (0 picks a free one; tests do). */
@@ -83,6 +85,12 @@ export interface GatewayConfig {
    */
   metricsToken: string | null;
   store: StoreConfig;
+  /** Providers whose <PREFIX>_CLIENT_ID and _CLIENT_SECRET are set (domain/integration-settings.ts); the engine holds the rest. */
+  configuredProviders: Provider[];
+  /** BACKFILL_STATUS_INTERVAL_MS: how often backfill-status writes a line. */
+  backfillStatusIntervalMs: number;
+  /** BACKFILL_STATUS_DURATION_MS: when backfill-status closes ("closes after 60 s", interface §8). */
+  backfillStatusDurationMs: number;
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -105,6 +113,8 @@ export const GATEWAY_DEFAULTS = {
   // WEBHOOK_ALLOWED_HOSTS: unset, so only public https hosts are accepted
   // CORS_ALLOWED_ORIGINS: unset, so only the registered redirect-URI origins and the page origins
   // METRICS_TOKEN: unset, so /metrics is open
+  backfillStatusIntervalMs: 3_000, // BACKFILL_STATUS_INTERVAL_MS: "every few seconds"
+  backfillStatusDurationMs: 60_000, // BACKFILL_STATUS_DURATION_MS: interface §8, the stream closes after 60 s
 } as const;
 
 export function loadGatewayConfig(env: Env): GatewayConfig {
@@ -135,6 +145,10 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     corsAllowedOrigins: readCorsOrigins(env, problems),
     metricsToken: present(env, 'METRICS_TOKEN') ?? null,
     store: readStoreConfig(env, problems),
+    // The key requirement is the engine's (it seals tokens); the gateway only needs to know who is configured.
+    configuredProviders: configuredProviders(readIntegrationSettings(env, false, problems)),
+    backfillStatusIntervalMs: readInteger(env, 'BACKFILL_STATUS_INTERVAL_MS', GATEWAY_DEFAULTS.backfillStatusIntervalMs, { min: 10, max: 60_000 }, problems),
+    backfillStatusDurationMs: readInteger(env, 'BACKFILL_STATUS_DURATION_MS', GATEWAY_DEFAULTS.backfillStatusDurationMs, { min: 10, max: 600_000 }, problems),
   };
   config.pagesPort = readInteger(env, 'PAGES_PORT', port === 0 ? 0 : Math.min(port + 1, 65535), { min: 0, max: 65535 }, problems);
   if (config.pagesPort !== 0 && config.pagesPort === port) problems.push('PAGES_PORT must differ from PORT: pages never share the service\'s origin');

@@ -18,7 +18,8 @@ import {
   type GetTemplateWeekRequest, type GetTemplateWeekResponse, type GetZonesRequest, type GetZonesResponse, type TemplateDay, type ZoneBand, type ZonesProblemCode,
   TEMPLATE_WEEKDAYS,
   type GetMeanMaxRequest, type GetIntensityDurationModelRequest, type GetIntensityDurationModelResponse, type GetMetabolicMapRequest,
-  type GetMetabolicMapResponse, type GetMetricsResponse, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
+  type GetMetabolicMapResponse, type GetMetricsResponse, type BeginProviderConnectionRequest, type CompleteProviderConnectionRequest, type CompleteProviderConnectionResponse,
+  type ReceiveProviderPushRequest, type LactateThreshold, type LactateThresholdsRequest, type LactateThresholdsResponse, type TableChunk, type TableMessage,
 } from '../engine/contract.js';
 import { authorizationMetadata } from '../engine/authenticate.js';
 import { REQUEST_ID_KEY, errorCodeOf } from '../engine/error-codes.js';
@@ -130,6 +131,25 @@ export class EngineClient {
   async metabolicMap(request: GetMetabolicMapRequest, options: CallOptions = {}): Promise<GetMetabolicMapResponse> {
     const reply = (await this.unary(this.engine, 'GetMetabolicMap', request, options)) as GetMetabolicMapResponse;
     return { ...reply, markers: reply.markers.map((marker) => ({ name: marker.name, value: marker.value ?? null, provenance: marker.provenance })) };
+  }
+
+  /** The provider URL to send the browser to, the state stored and bound to `binding`. */
+  async beginProviderConnection(request: BeginProviderConnectionRequest, options: CallOptions = {}): Promise<string> {
+    return ((await this.unary(this.engine, 'BeginProviderConnection', request, options)) as { url: string }).url;
+  }
+
+  /** Completes a provider authorization from its callback (code exchange in the engine). */
+  completeProviderConnection(request: CompleteProviderConnectionRequest, options: CallOptions = {}): Promise<CompleteProviderConnectionResponse> {
+    return this.unary(this.engine, 'CompleteProviderConnection', request, options) as Promise<CompleteProviderConnectionResponse>;
+  }
+
+  async disconnectProvider(request: { user_id: string; provider: string }, options: CallOptions = {}): Promise<boolean> {
+    return ((await this.unary(this.engine, 'DisconnectProvider', request, options)) as { disconnected: boolean }).disconnected;
+  }
+
+  /** Verifies and durably stores a provider push; the number of items it carried. */
+  async receiveProviderPush(request: ReceiveProviderPushRequest, options: CallOptions = {}): Promise<number> {
+    return ((await this.unary(this.engine, 'ReceiveProviderPush', request, options)) as { items: number }).items;
   }
 
   /** The engine's health status for the Engine service ('SERVING' when ready). */
@@ -274,6 +294,8 @@ export function httpErrorFor(error: grpc.ServiceError): HttpError {
       return new HttpError(400, details, { code: 'invalid_argument', cause: error });
     case grpc.status.NOT_FOUND:
       return new NotFoundError(details);
+    case grpc.status.PERMISSION_DENIED:
+      return new HttpError(403, details, { code: errorCodeOf(error) ?? 'permission_denied', cause: error });
     case grpc.status.FAILED_PRECONDITION:
       return new HttpError(409, details, { code: errorCodeOf(error) ?? 'failed_precondition', cause: error });
     case grpc.status.RESOURCE_EXHAUSTED:

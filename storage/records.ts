@@ -362,6 +362,11 @@ export interface SourceRecord {
   bytes_key: string;
   /** The application that uploaded it, when an app token was used. */
   application_id: string | null;
+  /**
+   * For a provider import: `<provider>:<provider activity id>`, unique per user, so an activity a provider
+   * lists twice (a page overlap, a duplicate push, a backfill resumed after a crash) is imported once.
+   */
+  external_id?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -492,8 +497,33 @@ export interface ConnectionRecord {
   /** Earliest activity date loaded by the backfill so far. */
   backfill_loaded_until: number | null;
   backfill_done: boolean;
+  /** Where the backfill resumes (the adapter's opaque history cursor), persisted after every page and file. */
+  backfill_cursor?: string | null;
+  /** The newest activity start seen (Unix ms): polling for new activities starts there. */
+  newest_seen?: number | null;
+  /** The last problem the sync met (rate limit, provider error), shown in backfill-status; null when fine. */
+  sync_error?: { code: string; message: string; at: number } | null;
   created_at: number;
   updated_at: number;
+}
+
+/**
+ * A provider authorization in flight: the OAuth `state` we sent (stored hashed), bound to the browser
+ * that started it, with the PKCE verifier and where to go afterwards. Single use, short-lived.
+ */
+export interface ProviderAuthorizationRecord {
+  id: string;
+  user_id: string;
+  provider: 'garmin_connect' | 'intervals_icu' | 'wahoo';
+  state_hash: string;
+  /** The browser binding: the sign-in session id or the portal visit id that started it. */
+  binding: string;
+  code_verifier: string | null;
+  /** `portal` (back to manage-integrations) or `interaction:<id>` (back into the authorize flow). */
+  return_to: string;
+  expires_at: number;
+  consumed_at: number | null;
+  created_at: number;
 }
 
 /** Outbox entry, written in the same batch as the change it reports; delivered at least once. */

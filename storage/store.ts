@@ -25,7 +25,7 @@ import type {
   MaxEffortRecord, PageRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
-import type { PortalSessionRecord } from './records.js';
+import type { PortalSessionRecord, ProviderAuthorizationRecord } from './records.js';
 
 export type * from './records.js';
 
@@ -221,6 +221,7 @@ export interface Collections {
   max_efforts: Collection<MaxEffortRecord>;
   workouts: Collection<WorkoutRecord>;
   connections: Collection<ConnectionRecord>;
+  provider_authorizations: Collection<ProviderAuthorizationRecord>;
   events: Collection<EventRecord>;
   event_publications: Collection<EventPublicationRecord>;
   event_deliveries: Collection<EventDeliveryRecord>;

@@ -34,6 +34,18 @@ export interface RunnerOptions {
 }
 
 export const MAX_ATTEMPTS = 5;
+
+/**
+ * Thrown by a handler that must wait (a provider's rate limit, a daily quota): the job goes back to the
+ * queue until `runAfter` (Unix ms) without the attempt counting against MAX_ATTEMPTS; its own progress is
+ * whatever it persisted before throwing.
+ */
+export class RescheduleJob extends Error {
+  constructor(readonly runAfter: number, reason: string) {
+    super(reason);
+    this.name = 'RescheduleJob';
+  }
+}
 const BACKOFF_BASE_MS = 2000;
 
 export interface JobRunner {
@@ -96,6 +108,12 @@ export function startJobRunner(options: RunnerOptions): JobRunner {
       if (stop.signal.aborted) {
         // Shutting down: hand the job back at once so the next runner need not wait for the lease.
         await options.store.jobs.updateOne({ id: job.id, lease_owner: owner }, { set: { status: 'queued', lease_owner: null, lease_until: null, updated_at: Date.now() } });
+        return;
+      }
+      if (error instanceof RescheduleJob) {
+        await options.store.jobs.updateOne({ id: job.id, lease_owner: owner }, {
+          set: { status: 'queued', lease_owner: null, lease_until: null, run_after: error.runAfter, error: error.message, attempts: Math.max(0, job.attempts - 1), updated_at: Date.now() },
+        });
         return;
       }
       await settleFailure(job, handler, error);

@@ -40,6 +40,8 @@ export interface IntegrationView {
   state: 'connected' | 'syncing' | 'action_required' | 'disconnected' | 'not_connected';
   /** An integration is configured on this server. */
   configured: boolean;
+  /** The provider key, for the Connect / Disconnect forms. */
+  provider: string;
 }
 
 const STATE_TEXT: Record<IntegrationView['state'], string> = {
@@ -74,8 +76,17 @@ export function integrationsPage(view: PortalFrame & { integrations: Integration
 <div><strong>${integration.name}</strong>
 <p class="muted">${integration.supplies}</p>
 <p>${STATE_TEXT[integration.state]}${integration.state === 'not_connected' && !integration.configured ? html`<span class="muted"> · not available on this server</span>` : null}</p></div>
+${integration.configured ? integrationForm(view.csrfToken, integration) : null}
 </div>`)}</div>
 ${anyConfigured ? null : html`<p class="muted">No platform can be connected on this Threshold server yet. You can still upload activity files through ${view.brand.name}.</p>`}`);
+}
+
+/** Connect (also to reconnect after a problem) or Disconnect, as CSRF-checked forms. */
+function integrationForm(csrfToken: string, integration: IntegrationView): Html {
+  const live = integration.state === 'connected' || integration.state === 'syncing' || integration.state === 'action_required';
+  const action = live && integration.state !== 'action_required' ? 'disconnect' : 'connect';
+  const label = action === 'disconnect' ? 'Disconnect' : integration.state === 'action_required' ? 'Reconnect' : 'Connect';
+  return html`<form method="post" action="/portal/manage-integrations/${encodeURIComponent(integration.provider)}/${action}" class="inline"><input type="hidden" name="csrf" value="${csrfToken}"><button type="submit"${action === 'disconnect' ? html` class="secondary"` : null}>${label}</button></form>`;
 }
 
 export function teamsPage(view: PortalFrame & { teams: AuthorizedTeam[] }): PageOptions {

@@ -32,7 +32,7 @@ export function accountStatusRoutes(table: RouteTable, deps: GatewayDeps): void 
       responses: { 200: { description: 'Capabilities and the issue, if any', schema: AccountStatus } },
     },
     async function getAccountStatus(ctx) {
-      ctx.body = await accountStatusOf(deps.store, ctx.state.auth);
+      ctx.body = await accountStatusOf(deps.store, ctx.state.auth, deps.config.configuredProviders);
     },
   );
 }

@@ -44,7 +44,8 @@ import { activityDetails, ownActivity } from '../services/activities.js';
 import { activityListJson } from '../services/activity-listing.js';
 import { activityMeanMax, activitySeries, intensityDurationCurve, longitudinalMeanMax, metabolicMap } from '../services/analyses.js';
 import { userSports, userTags } from '../services/profile-listings.js';
-import { acceptSource, listSources, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
+import { listSources, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
+import { acceptSource } from '../../storage/sources.js';
 import type { RouteTable } from '../route-table.js';
 import { html } from '../pages/html.js';
 

@@ -64,8 +64,8 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     if (!parsed.ok) {
       return seeOther(ctx, callbackUrl(query.redirect_uri as string, issuer, { error: parsed.error, error_description: parsed.description, state: parsed.state }));
     }
-    if (parsed.request.integration) {
-      // The provider hand-off arrives with the integrations; until then no provider is configured.
+    if (parsed.request.integration && !deps.config.configuredProviders.includes(parsed.request.integration)) {
+      // A provider this server has no integration configured for.
       return sendPage(ctx, 501, integrationNotConfiguredPage({ brand: brandOf(application), provider: PROVIDER_NAMES[parsed.request.integration]! }));
     }
     if (parsed.request.team_id !== null) {
@@ -150,6 +150,10 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     const request = interaction.request as unknown as AuthorizationRequest;
     const user = session.user_id ? await store.users.get(session.user_id) : null;
     if (!user || user.managed_by !== null) return seeOther(ctx, withInteraction('/signin', interaction.id));
+    // `integration`: connect that platform first (after signing in), then come back here for consent.
+    if (request.integration && !(await store.connections.findOne({ user_id: user.id, provider: request.integration, status: 'connected' }))) {
+      return seeOther(ctx, `/integrations/${request.integration}/connect?interaction=${encodeURIComponent(interaction.id)}`);
+    }
     const brand = brandOf(application);
     // The person's own screen: their email is theirs to see.
     const account = { email: user.email, name: displayName(user, { revealEmail: true }) };

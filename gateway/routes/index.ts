@@ -36,6 +36,8 @@ import { pageRoutes } from './pages.js';
 import { teamPageRoutes } from './team-pages.js';
 import { eventRoutes } from './events.js';
 import { webhookPageRoutes } from './account-webhooks.js';
+import { integrationRoutes } from './integrations.js';
+import { backfillStatusRoutes } from './backfill-status.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -73,6 +75,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   webhookPageRoutes(table, deps);
   portalRoutes(table, deps);
   teamPageRoutes(table, deps);
+  integrationRoutes(table, deps);
+  backfillStatusRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);

@@ -6,6 +6,8 @@
  *   GET  /portal/manage-integrations                   platforms and their sync state
  *   GET  /portal/manage-teams                          authorized teams, each with Revoke
  *   POST /portal/manage-teams/:team_id/revoke          CSRF-checked → 303 /portal/manage-teams
+ *   POST /portal/manage-integrations/:provider/connect     CSRF-checked → 303 to the provider (callback: routes/integrations.ts)
+ *   POST /portal/manage-integrations/:provider/disconnect  CSRF-checked → revoke, 303 /portal/manage-integrations
  *
  * "Portal session with a delegated token: 403" (the route refuses delegated tokens before anything
  * else); "with a token that belongs to no application: 400". `return_url` "must equal or sit under one of
@@ -20,12 +22,12 @@ import { named } from '../schemas/components.js';
 import type { Context } from 'koa';
 import type { ApplicationRecord, PortalSessionRecord } from '../../storage/store.js';
 import { PORTAL_DESTINATIONS, type PortalDestination } from '../../domain/account-status.js';
-import { PROVIDERS, PROVIDER_NAMES, DAILY_PROVIDERS } from '../../domain/providers.js';
+import { PROVIDERS, PROVIDER_NAMES, DAILY_PROVIDERS, type Provider } from '../../domain/providers.js';
 import { HttpError, ValidationError } from '../errors.js';
 import { matchRedirectUri } from '../auth/redirect-uris.js';
 import { PortalLinks } from '../auth/portal-links.js';
 import { brandOf } from '../presenters/application.js';
-import { CONFIGURED_PROVIDERS } from '../services/account-status.js';
+import { startProviderAuthorization } from '../services/provider-authorization.js';
 import { authorizedTeams, revokeTeamAuthorization } from '../services/team-access.js';
 import { sendPage } from '../pages/layout.js';
 import { formBody, seeOther } from '../pages/forms.js';
@@ -50,6 +52,9 @@ const PortalSession = named('PortalSession', z.object({
 const NOTICES = new Map([
   ['revoked', 'Access revoked. The team can no longer see your data.'],
   ['missing', 'That team no longer had access.'],
+  ['connected', 'Connected. Your history is being imported.'],
+  ['refused', 'Nothing was connected: the platform did not give access.'],
+  ['disconnected', 'Disconnected. No more data is imported from that platform.'],
 ]);
 
 export function portalRoutes(table: RouteTable, deps: GatewayDeps): void {
@@ -101,11 +106,34 @@ export function portalRoutes(table: RouteTable, deps: GatewayDeps): void {
         name: PROVIDER_NAMES[provider],
         supplies: DAILY_PROVIDERS.has(provider) ? 'Activities, daily measures and scheduled workouts' : 'Activities and scheduled workouts',
         state,
-        configured: CONFIGURED_PROVIDERS.includes(provider),
+        configured: deps.config.configuredProviders.includes(provider),
+        provider,
       };
     });
-    sendPage(ctx, 200, integrationsPage({ ...frameOf(open), integrations }));
+    sendPage(ctx, 200, integrationsPage({ ...frameOf(open), integrations, notice: noticeOf(ctx) }));
   });
+
+  table.page({ method: 'post', path: '/portal/manage-integrations/:provider/connect', name: 'portalConnectIntegration' }, async function connectIntegration(ctx) {
+    const open = await openVisit(ctx, 'manage-integrations');
+    if (!open) return;
+    if (!PortalLinks.csrfMatches(open.visit, formBody(ctx).csrf)) return sendPage(ctx, 403, portalFormExpiredPage(brandOf(open.application)));
+    const provider = configuredProvider(String(ctx.params.provider));
+    if (!provider) return seeOther(ctx, '/portal/manage-integrations');
+    await startProviderAuthorization(ctx, deps, { userId: open.visit.user_id, provider, returnTo: 'portal' });
+  });
+
+  table.page({ method: 'post', path: '/portal/manage-integrations/:provider/disconnect', name: 'portalDisconnectIntegration' }, async function disconnectIntegration(ctx) {
+    const open = await openVisit(ctx, 'manage-integrations');
+    if (!open) return;
+    if (!PortalLinks.csrfMatches(open.visit, formBody(ctx).csrf)) return sendPage(ctx, 403, portalFormExpiredPage(brandOf(open.application)));
+    const provider = configuredProvider(String(ctx.params.provider));
+    if (provider) await deps.engine.disconnectProvider({ user_id: open.visit.user_id, provider });
+    seeOther(ctx, '/portal/manage-integrations?notice=disconnected');
+  });
+
+  function configuredProvider(name: string): Provider | null {
+    return deps.config.configuredProviders.find((provider) => provider === name) ?? null;
+  }
 
   table.page({ method: 'get', path: '/portal/manage-teams', name: 'portalTeams' }, async function showTeams(ctx) {
     const open = await openVisit(ctx, 'manage-teams');

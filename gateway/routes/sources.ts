@@ -9,7 +9,8 @@ import { readMultipartFiles } from '../multipart.js';
 import { presentSource } from '../presenters/source.js';
 import { Source } from '../schemas/resources.js';
 import { queryInt, queryString } from '../schemas/query.js';
-import { acceptSource, listSources as sourcesOf, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
+import { listSources as sourcesOf, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
+import { acceptSource } from '../../storage/sources.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 

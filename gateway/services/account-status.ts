@@ -10,13 +10,8 @@ import type { Principal } from '../auth/access-tokens.js';
 import { accountStatus, DEFAULT_CAPABILITIES, type AccountStatus } from '../../domain/account-status.js';
 import type { Provider } from '../../domain/providers.js';
 
-/**
- * Providers this server has an integration configured for. None yet: the integrations (and their
- * configuration) arrive with issue 15, which replaces this constant with the configured set.
- */
-export const CONFIGURED_PROVIDERS: readonly Provider[] = [];
-
-export async function accountStatusOf(store: Store, auth: Principal): Promise<AccountStatus> {
+/** `configured`: the providers this server has an integration configured for (GatewayConfig.configuredProviders). */
+export async function accountStatusOf(store: Store, auth: Principal, configured: readonly Provider[]): Promise<AccountStatus> {
   const userId = auth.userId;
   const [connections, upload, daily, application] = await Promise.all([
     store.connections.find({ user_id: userId }),
@@ -31,7 +26,7 @@ export async function accountStatusOf(store: Store, auth: Principal): Promise<Ac
     // Files from a provider arrive through its connection; an uploaded one is a source of its own.
     hasUploads: upload !== null,
     hasEnteredDailies: daily !== null,
-    configuredProviders: CONFIGURED_PROVIDERS,
+    configuredProviders: configured,
     portal: auth.applicationId !== null && auth.actorId === null,
   });
 }

@@ -1,87 +1,13 @@
 /**
- * Accepting a file as an upload source — shared by the upload endpoint and `threshold import`.
- * The original bytes are stored first, then the source record and its ingest job land in one atomic
- * batch, so an accepted source always has a job and a crash before that leaves nothing visible. The
- * same bytes uploaded again by the same user are recognised by their SHA-256 and answered with the
- * existing source (a failed one is queued again: the decoder may have improved). The source listings the API
- * (`/profile/sources/`) and the athlete's upload page read are here too.
+ * The user's upload sources as the API (`/profile/sources/`) and the athlete's upload page read them, and
+ * the per-request file limit both share. Accepting a file is storage/sources.ts (provider imports in the
+ * engine use it too).
  */
-import { createHash } from 'node:crypto';
 import type { Filter, SourceRecord, Store } from '../../storage/store.js';
-import { DuplicateKeyError } from '../../storage/store.js';
 import { NotFoundError } from '../errors.js';
-import { newId } from '../../storage/ids.js';
-import { ingestJob } from '../../storage/jobs.js';
-
-export interface IncomingFile {
-  filename: string | null;
-  bytes: Uint8Array;
-}
-
-export interface AcceptOptions {
-  origin?: SourceRecord['origin'];
-  applicationId?: string | null;
-  now?: number;
-}
 
 /** Files one upload request may carry (the API's and the upload page's). */
 export const MAX_FILES_PER_UPLOAD = 10;
-
-const FIT_SIGNATURE = '.FIT';
-
-/** fit when the bytes carry a FIT header, csv when they are text, null otherwise. */
-export function sourceType(file: IncomingFile): SourceRecord['type'] {
-  const { bytes } = file;
-  if (bytes.length >= 12 && (bytes[0] === 12 || bytes[0] === 14) && Buffer.from(bytes.subarray(8, 12)).toString('latin1') === FIT_SIGNATURE) return 'fit';
-  if (file.filename?.toLowerCase().endsWith('.fit')) return 'fit'; // a damaged FIT file: let the decoder say what is wrong
-  if (!bytes.subarray(0, 4096).includes(0)) return 'csv';
-  return null;
-}
-
-export async function acceptSource(store: Store, userId: string, file: IncomingFile, options: AcceptOptions = {}): Promise<SourceRecord> {
-  const now = options.now ?? Date.now();
-  const id = newId();
-  const source: SourceRecord = {
-    id,
-    user_id: userId,
-    type: sourceType(file),
-    origin: options.origin ?? 'manual_upload',
-    filename: file.filename,
-    content_hash: createHash('sha256').update(file.bytes).digest('hex'),
-    size: file.bytes.length,
-    status: 'processing',
-    activity_ids: [],
-    error: null,
-    warnings: [],
-    bytes_key: `source:${id}`,
-    application_id: options.applicationId ?? null,
-    created_at: now,
-    updated_at: now,
-  };
-  await store.blobs.put(source.bytes_key, file.bytes, { userId });
-  try {
-    await store.batch([{ collection: 'sources', insert: source }, { collection: 'jobs', insert: ingestJob(userId, id, now) }]);
-    return source;
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    await store.blobs.delete(source.bytes_key);
-    const existing = await store.sources.findOne({ user_id: userId, content_hash: source.content_hash });
-    if (!existing) throw error;
-    return existing.status === 'failed' ? requeue(store, existing, now) : existing;
-  }
-}
-
-/** Puts a failed source back to processing and its job back in the queue. */
-async function requeue(store: Store, source: SourceRecord, now: number): Promise<SourceRecord> {
-  const reopened = await store.sources.updateOne({ id: source.id, status: 'failed' }, { set: { status: 'processing', error: null, updated_at: now } });
-  if (!reopened) return (await store.sources.get(source.id)) ?? source;
-  const job = await store.jobs.updateOne(
-    { key: `ingest:${source.id}`, status: { $in: ['done', 'failed'] } },
-    { set: { status: 'queued', attempts: 0, run_after: now, error: null, lease_owner: null, lease_until: null, updated_at: now } },
-  );
-  if (!job) await store.jobs.insertIfAbsent(ingestJob(source.user_id, source.id, now), ['key']);
-  return reopened;
-}
 
 export interface SourceListQuery {
   status?: SourceRecord['status'] | undefined;

@@ -22,7 +22,7 @@ test('runs on loopback with one thread per core, no token and info logs by defau
   assert.is(config.engineToken, null);
   assert.is(config.logLevel, 'info');
   assert.is(config.store.mongodbUri, null);
-  assert.equal({ ...ENGINE_DEFAULTS }, { engineAddress: '127.0.0.1:50051', engineThreads: availableParallelism(), engineToken: null, logLevel: 'info', jobs: true, jobConcurrency: 2, jobLeaseMs: 30_000, jobPollMs: 500 });
+  assert.equal({ ...ENGINE_DEFAULTS }, { engineAddress: '127.0.0.1:50051', engineThreads: availableParallelism(), engineToken: null, logLevel: 'info', jobs: true, jobConcurrency: 2, jobLeaseMs: 30_000, jobPollMs: 500, integrationPollMs: 900_000, integrationPageSize: 200 });
 });
 
 test('reads every setting from the environment', () => {

@@ -1,0 +1,162 @@
+/**
+ * Provider connections: starting an authorization (state bound to the browser that asked, PKCE where the
+ * provider takes it), completing it (code exchange, tokens sealed with the integration key, the backfill
+ * queued in the same batch as the connection), handing out usable tokens (refreshed and stored before
+ * expiry: Garmin and Wahoo rotate the refresh token, and Wahoo's old pair dies once the new one is used),
+ * and disconnecting (revoked at the provider where it documents how; tokens dropped).
+ *
+ * Deliberately not here: HTTP to the user (the gateway's routes), provider protocols (the adapters).
+ * test/engine/integrations/connections.test.ts and test/gateway/integrations.test.ts keep it honest.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Provider } from '../../domain/providers.js';
+import type { ConnectionRecord, JobRecord, ProviderAuthorizationRecord, Store } from '../../storage/store.js';
+import { newId } from '../../storage/ids.js';
+import { newJob } from '../../storage/jobs.js';
+import { openCredentials, sealCredentials, type ProviderTokens } from './credentials.js';
+import type { Adapters } from './adapters.js';
+import type { ProviderAdapter } from './provider.js';
+
+/** How long an authorization may take at the provider, milliseconds. */
+export const AUTHORIZATION_TTL_MS = 10 * 60_000;
+/** Refresh this long before the access token expires ("≥ 600 s before expiry" on Garmin), milliseconds. */
+export const REFRESH_MARGIN_MS = 10 * 60_000;
+/** "On connection, 5 years of history are ingested." */
+export const BACKFILL_YEARS = 5;
+export const BACKFILL_JOB = 'provider_backfill';
+
+export interface ConnectionDeps {
+  store: Store;
+  adapters: Adapters;
+  /** The integration key (integration-key.ts); null only when no provider is configured. */
+  key: Uint8Array | null;
+  wake?: () => void;
+}
+
+export class ConnectionError extends Error {
+  constructor(readonly code: 'not_configured' | 'state_unknown' | 'provider_refused' | 'no_connection', message: string) {
+    super(message);
+    this.name = 'ConnectionError';
+  }
+}
+
+export function adapterFor(deps: Pick<ConnectionDeps, 'adapters'>, provider: string): ProviderAdapter {
+  const adapter = deps.adapters[provider as Provider];
+  if (!adapter) throw new ConnectionError('not_configured', `integrations: ${provider} is not configured on this server`);
+  return adapter;
+}
+
+const hash = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/** Starts an authorization: the provider URL to send the browser to. */
+export async function beginConnection(deps: ConnectionDeps, input: { userId: string; provider: string; redirectUri: string; binding: string; returnTo: string }): Promise<{ url: string }> {
+  const adapter = adapterFor(deps, input.provider);
+  const state = randomBytes(24).toString('base64url');
+  const start = adapter.authorizationUrl({ redirectUri: input.redirectUri, state });
+  const now = Date.now();
+  const record: ProviderAuthorizationRecord = {
+    id: newId(), user_id: input.userId, provider: adapter.provider, state_hash: hash(state), binding: input.binding,
+    code_verifier: start.codeVerifier, return_to: input.returnTo, expires_at: now + AUTHORIZATION_TTL_MS, consumed_at: null, created_at: now,
+  };
+  await deps.store.provider_authorizations.insert(record);
+  await deps.store.provider_authorizations.deleteMany({ expires_at: { $lt: now - AUTHORIZATION_TTL_MS } });
+  return { url: start.url };
+}
+
+/**
+ * Completes an authorization from the provider's callback. The state must be live, unused and bound to
+ * the same browser (`binding`); it is consumed whatever the outcome. With `error` (the user refused at
+ * the provider) nothing is connected and `connected` is false.
+ */
+export async function completeConnection(
+  deps: ConnectionDeps,
+  input: { provider: string; state: string; binding: string; code: string | null; error: string | null; redirectUri: string },
+): Promise<{ userId: string; returnTo: string; connected: boolean }> {
+  const adapter = adapterFor(deps, input.provider);
+  const now = Date.now();
+  const pending = await deps.store.provider_authorizations.updateOne(
+    { state_hash: hash(input.state), provider: adapter.provider, binding: input.binding, consumed_at: null, expires_at: { $gt: now } },
+    { set: { consumed_at: now } },
+  );
+  if (!pending) throw new ConnectionError('state_unknown', 'integrations: this authorization is unknown, used, expired or from another browser');
+  if (input.error !== null || input.code === null) return { userId: pending.user_id, returnTo: pending.return_to, connected: false };
+  let tokens: ProviderTokens & { externalUserId: string | null };
+  try {
+    tokens = await adapter.exchangeCode({ code: input.code, redirectUri: input.redirectUri, codeVerifier: pending.code_verifier });
+  } catch (error) {
+    throw new ConnectionError('provider_refused', `integrations: ${adapter.provider} refused the code (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const { externalUserId, ...stored } = tokens;
+  const external = externalUserId ?? (await adapter.identity(stored));
+  await connect(deps, pending.user_id, adapter.provider, external, stored, now);
+  deps.wake?.();
+  return { userId: pending.user_id, returnTo: pending.return_to, connected: true };
+}
+
+/** Stores the connection (new or renewed) and queues its backfill, in one batch. */
+async function connect(deps: ConnectionDeps, userId: string, provider: Provider, externalUserId: string, tokens: ProviderTokens, now: number): Promise<void> {
+  const credentials = sealCredentials(requireKey(deps), tokens);
+  const existing = await deps.store.connections.findOne({ user_id: userId, provider });
+  const fresh = { external_user_id: externalUserId, credentials, status: 'connected' as const, backfill_loaded_until: null, backfill_done: false, backfill_cursor: null, sync_error: null, updated_at: now };
+  const id = existing?.id ?? newId();
+  const job = backfillJob(userId, id, now);
+  if (existing) {
+    await deps.store.batch([
+      { collection: 'connections', update: { id }, change: { set: fresh } },
+      { collection: 'jobs', delete: { key: job.key } },
+      { collection: 'jobs', insert: job },
+    ]);
+  } else {
+    const record: ConnectionRecord = { id, user_id: userId, provider, ...fresh, newest_seen: null, created_at: now };
+    await deps.store.batch([{ collection: 'connections', insert: record }, { collection: 'jobs', insert: job }]);
+  }
+}
+
+/** The backfill of one connection: 5 years back from the moment of connecting, newest first. */
+export function backfillJob(userId: string, connectionId: string, now: number): JobRecord {
+  const oldest = new Date(now);
+  oldest.setUTCFullYear(oldest.getUTCFullYear() - BACKFILL_YEARS);
+  return newJob(BACKFILL_JOB, userId, `${BACKFILL_JOB}:${connectionId}`, { connection_id: connectionId, oldest: oldest.getTime(), newest: now }, now);
+}
+
+/** Usable tokens for a connection: refreshed (and stored first) when they expire within REFRESH_MARGIN_MS. */
+export async function tokensFor(deps: ConnectionDeps, connection: ConnectionRecord): Promise<ProviderTokens> {
+  const key = requireKey(deps);
+  const tokens = openCredentials(key, connection.credentials);
+  if (tokens.expires_at === null || tokens.expires_at - REFRESH_MARGIN_MS > Date.now()) return tokens;
+  const refreshed = await adapterFor(deps, connection.provider).refresh(tokens);
+  if (!refreshed) return tokens;
+  // Stored before use: Wahoo revokes the old pair once the new access token is used.
+  await deps.store.connections.updateOne({ id: connection.id }, { set: { credentials: sealCredentials(key, refreshed), updated_at: Date.now() } });
+  return refreshed;
+}
+
+/** Revokes at the provider (best effort), drops the tokens and stops the backfill. */
+export async function disconnect(deps: ConnectionDeps, userId: string, provider: string): Promise<boolean> {
+  const adapter = adapterFor(deps, provider);
+  const connection = await deps.store.connections.findOne({ user_id: userId, provider: adapter.provider });
+  if (!connection || connection.status === 'disconnected') return false;
+  if (adapter.revoke && deps.key && Object.keys(connection.credentials).length > 0) {
+    try {
+      await adapter.revoke(openCredentials(deps.key, connection.credentials));
+    } catch {
+      // The provider may be down; the tokens are dropped here all the same and the user can revoke there.
+    }
+  }
+  await deps.store.batch([
+    { collection: 'connections', update: { id: connection.id }, change: { set: { status: 'disconnected', credentials: {}, backfill_cursor: null, updated_at: Date.now() } } },
+    { collection: 'jobs', delete: { key: `${BACKFILL_JOB}:${connection.id}`, status: { $in: ['queued', 'done', 'failed'] } } },
+  ]);
+  return true;
+}
+
+/** The provider refused the token: the user must reconnect. */
+export async function markActionRequired(store: Store, connectionId: string, message: string): Promise<void> {
+  const now = Date.now();
+  await store.connections.updateOne({ id: connectionId, status: 'connected' }, { set: { status: 'action_required', sync_error: { code: 'authorization_revoked', message, at: now }, updated_at: now } });
+}
+
+function requireKey(deps: ConnectionDeps): Uint8Array {
+  if (!deps.key) throw new Error('integrations: no integration key (INTEGRATION_KEY)');
+  return deps.key;
+}

@@ -1,0 +1,211 @@
+/**
+ * intervals.icu (shared/spec/providers.md §2): OAuth code flow without PKCE or refresh (tokens last until
+ * revoked), the athlete's activity list paged newest first by moving `newest` back, the original file
+ * (gzip sniffed by its magic bytes), the `secret` webhook envelope, wellness as dailies, and
+ * `disconnect-app` to revoke. Athlete id `0` means the token's owner.
+ *
+ * Facts marked [unverified] in providers.md are repeated where they are relied on. Kept honest by
+ * test/engine/integrations/intervals-icu.test.ts against test/support/standins/intervals-icu.ts.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { ProviderTokens } from '../credentials.js';
+import { maybeGunzip, providerFetch } from '../http.js';
+import {
+  ProviderError, PushRejected, type AuthorizationStart, type HistoryPage, type ProviderAdapter, type ProviderSettings,
+  type PushItem, type PushRequest, type RemoteActivity, type RemoteDaily,
+} from '../provider.js';
+
+const PROVIDER = 'intervals_icu' as const;
+/** What we ask for: activities and wellness to read, the calendar to write planned workouts into. The user may untick some. */
+export const INTERVALS_SCOPE = 'ACTIVITY:READ,WELLNESS:READ,CALENDAR:WRITE';
+/** Activities per listing page: the listing is cheap and one request, so a page carries many. */
+export const LIST_LIMIT = 200;
+
+interface ListedActivity {
+  id?: string | number;
+  start_date?: string | null;
+  start_date_local?: string | null;
+  source?: string | null;
+  type?: string | null;
+}
+
+/** The resumable place in the list: the window's `newest` (local ISO date-time) and the ids already seen at it. */
+interface Cursor {
+  newest: string;
+  seen: string[];
+}
+
+export function intervalsIcuAdapter(settings: ProviderSettings, options: { listLimit?: number } = {}): ProviderAdapter {
+  const api = settings.apiBaseUrl;
+  const listLimit = options.listLimit ?? LIST_LIMIT;
+  const bearer = (tokens: ProviderTokens) => ({ authorization: `Bearer ${tokens.access_token}` });
+
+  return {
+    provider: PROVIDER,
+
+    authorizationUrl({ redirectUri, state }): AuthorizationStart {
+      const url = new URL('/oauth/authorize', settings.authorizeBaseUrl);
+      url.search = new URLSearchParams({ client_id: settings.clientId, redirect_uri: redirectUri, scope: INTERVALS_SCOPE, state, response_type: 'code' }).toString();
+      return { url: url.href, codeVerifier: null }; // no PKCE on intervals.icu
+    },
+
+    async exchangeCode({ code, redirectUri }) {
+      // "Exchange within 2 minutes": the callback does it at once.
+      const response = await providerFetch(PROVIDER, `${settings.tokenBaseUrl}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: settings.clientId, client_secret: settings.clientSecret, code, redirect_uri: redirectUri }),
+      });
+      const body = (await response.json()) as { access_token?: string; scope?: string; athlete?: { id?: string | number } };
+      if (typeof body.access_token !== 'string') throw new ProviderError(PROVIDER, 'token answer without access_token');
+      return {
+        access_token: body.access_token, refresh_token: null, expires_at: null, refresh_expires_at: null,
+        // The granted scope may be narrower than asked (the user can untick scopes).
+        scope: body.scope ?? null,
+        externalUserId: body.athlete?.id === undefined ? null : String(body.athlete.id),
+      };
+    },
+
+    async refresh() {
+      return null; // no expiry, no refresh token [unverified: tokens last until revoked]
+    },
+
+    async identity(tokens) {
+      const response = await providerFetch(PROVIDER, `${api}/api/v1/athlete/0`, { headers: bearer(tokens) });
+      const body = (await response.json()) as { id?: string | number };
+      if (body.id === undefined) throw new ProviderError(PROVIDER, 'athlete without id');
+      return String(body.id);
+    },
+
+    async listHistory(tokens, { cursor, oldest, newest }): Promise<HistoryPage> {
+      // The first window ends a day after `newest`: local times run up to 14 h ahead of UTC.
+      const place: Cursor = cursor ? (JSON.parse(cursor) as Cursor) : { newest: localIso(newest + 86_400_000), seen: [] };
+      const url = new URL(`${api}/api/v1/athlete/0/activities`);
+      // `oldest` is required; the list is newest first and has no cursor: page by moving `newest` back.
+      url.search = new URLSearchParams({ oldest: localIso(oldest).slice(0, 10), newest: place.newest, limit: String(listLimit) }).toString();
+      const listed = (await (await providerFetch(PROVIDER, url.href, { headers: bearer(tokens) })).json()) as ListedActivity[];
+      if (!Array.isArray(listed)) throw new ProviderError(PROVIDER, 'activity list is not an array');
+      const seen = new Set(place.seen);
+      const activities: RemoteActivity[] = [];
+      for (const item of listed) {
+        if (item.id === undefined || !item.start_date_local) continue;
+        const id = String(item.id);
+        if (seen.has(id)) continue;
+        const start = Date.parse(item.start_date ?? `${item.start_date_local}Z`);
+        // Strava-synced activities are empty stubs without a file.
+        activities.push({ id, start, file: item.source === 'STRAVA' ? null : id });
+      }
+      if (listed.length < listLimit) return { activities, next: null };
+      // The next window ends at the oldest start on this page, inclusive; its ids there are skipped next time.
+      const last = listed[listed.length - 1]!.start_date_local!;
+      const atLast = listed.filter((item) => item.start_date_local === last).map((item) => String(item.id));
+      const next: Cursor = activities.length === 0 && last === place.newest
+        ? { newest: localIso(Date.parse(`${last}Z`) - 1000), seen: [] } // a full page at one instant: step past it
+        : { newest: last, seen: atLast };
+      return { activities, next: JSON.stringify(next) };
+    },
+
+    async download(tokens, activity) {
+      if (activity.file === null) return null;
+      const response = await providerFetch(PROVIDER, `${api}/api/v1/activity/${encodeURIComponent(activity.file)}/file`, { headers: bearer(tokens) }, { allowMissing: true });
+      if (response.status === 404 || response.status === 410) return null;
+      // The original file, reportedly gzip-compressed [unverified]: sniff the magic bytes.
+      return maybeGunzip(new Uint8Array(await response.arrayBuffer()));
+    },
+
+    parsePush(request: PushRequest): PushItem[] {
+      let envelope: { secret?: unknown; events?: unknown };
+      try {
+        envelope = JSON.parse(Buffer.from(request.body).toString('utf8')) as typeof envelope;
+      } catch {
+        throw new PushRejected(PROVIDER, 'body is not JSON');
+      }
+      // The envelope carries the app's webhook secret; no HMAC [unverified shape].
+      if (settings.pushSecret === null || typeof envelope.secret !== 'string' || !sameSecret(envelope.secret, settings.pushSecret)) {
+        throw new PushRejected(PROVIDER, 'secret does not match');
+      }
+      if (!Array.isArray(envelope.events)) return [];
+      return (envelope.events as IntervalsEvent[]).map(pushItemOf);
+    },
+
+    async dailies(tokens, { oldest, newest }) {
+      const url = new URL(`${api}/api/v1/athlete/0/wellness`);
+      url.search = new URLSearchParams({ oldest, newest }).toString();
+      const records = (await (await providerFetch(PROVIDER, url.href, { headers: bearer(tokens) })).json()) as WellnessRecord[];
+      return Array.isArray(records) ? records.flatMap(dailiesOf) : [];
+    },
+
+    async revoke(tokens) {
+      try {
+        await providerFetch(PROVIDER, `${api}/api/v1/disconnect-app`, { method: 'DELETE', headers: bearer(tokens) });
+      } catch (error) {
+        if ((error as Error).name !== 'AuthorizationRevoked') throw error; // already refused: nothing to revoke
+      }
+    },
+  };
+}
+
+interface IntervalsEvent {
+  athlete_id?: string | number;
+  type?: string;
+  activity?: ListedActivity;
+  records?: WellnessRecord[];
+  deauthorized?: boolean;
+}
+
+interface WellnessRecord {
+  id?: string;
+  weight?: number | null;
+  restingHR?: number | null;
+  hrv?: number | null;
+  sleepSecs?: number | null;
+  bodyFat?: number | null;
+}
+
+function pushItemOf(event: IntervalsEvent): PushItem {
+  const externalUserId = String(event.athlete_id ?? '');
+  switch (event.type) {
+    case 'ACTIVITY_UPLOADED':
+    case 'ACTIVITY_ANALYZED':
+    case 'ACTIVITY_UPDATED': {
+      const activity = event.activity;
+      if (!activity || activity.id === undefined || !activity.start_date_local) return { kind: 'ignored', reason: `${event.type} without an activity` };
+      const id = String(activity.id);
+      return { kind: 'activity', externalUserId, activity: { id, start: Date.parse(activity.start_date ?? `${activity.start_date_local}Z`), file: activity.source === 'STRAVA' ? null : id } };
+    }
+    case 'ACTIVITY_DELETED':
+      return event.activity?.id === undefined ? { kind: 'ignored', reason: 'deletion without an id' } : { kind: 'activity_deleted', externalUserId, activityId: String(event.activity.id) };
+    case 'APP_SCOPE_CHANGED':
+      // `deauthorized: true` with `scope: ""` when the athlete removed the app [unverified].
+      return event.deauthorized ? { kind: 'deauthorized', externalUserId } : { kind: 'ignored', reason: 'scope changed' };
+    case 'WELLNESS_UPDATED':
+      return { kind: 'dailies', externalUserId, dailies: (event.records ?? []).flatMap(dailiesOf) };
+    default:
+      return { kind: 'ignored', reason: `event type ${String(event.type)}` };
+  }
+}
+
+/** Wellness fields → daily measures (domain/daily-measures.ts names and units). */
+function dailiesOf(record: WellnessRecord): RemoteDaily[] {
+  const date = record.id;
+  if (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return [];
+  const pairs: [string, number | null | undefined][] = [
+    ['body_mass', record.weight], ['resting_hr', record.restingHR], ['hrv', record.hrv], ['sleep_duration', record.sleepSecs], ['body_fat_pct', record.bodyFat],
+  ];
+  return pairs.filter((pair): pair is [string, number] => typeof pair[1] === 'number' && Number.isFinite(pair[1]) && pair[1] >= 0)
+    .map(([measure, value]) => ({ date, measure, value }));
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * A local ISO date-time without offset (`2024-05-01T07:30:00`). The list is in the athlete's local time,
+ * which we do not know before listing: UTC stands in, and the window's edges overlap by the ids skipped.
+ */
+function localIso(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19);
+}

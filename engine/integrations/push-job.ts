@@ -1,0 +1,57 @@
+/**
+ * Provider pushes, durably: `acceptPush` verifies a push (the adapter checks its secret) and stores its
+ * parsed items as one `provider_push` job before the gateway answers 200, so a crash after the answer loses
+ * nothing; the job then imports each activity (keyed by provider activity id, so the duplicates providers
+ * send are harmless), writes dailies through upsertDaily (never over a manual value), and marks a
+ * deauthorized connection action_required. Items for users we do not know are dropped.
+ *
+ * test/gateway/integrations.test.ts keeps it honest.
+ */
+import type { Provider } from '../../domain/providers.js';
+import type { JsonObject, Store } from '../../storage/store.js';
+import { newJob } from '../../storage/jobs.js';
+import { upsertDaily } from '../../storage/dailies.js';
+import type { JobHandler } from '../jobs/runner.js';
+import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
+import { importActivity } from './import-activity.js';
+import type { PushItem, PushRequest } from './provider.js';
+
+export const PUSH_JOB = 'provider_push';
+
+/** Verifies and stores a push; returns how many items it carried. Throws PushRejected for a bad secret. */
+export async function acceptPush(deps: ConnectionDeps, provider: string, request: PushRequest): Promise<number> {
+  const adapter = adapterFor(deps, provider);
+  const items = adapter.parsePush(request).filter((item) => item.kind !== 'ignored');
+  if (items.length === 0) return 0;
+  await deps.store.jobs.insert(newJob(PUSH_JOB, null, null, { provider: adapter.provider, items: items as unknown as JsonObject[] } as JsonObject));
+  deps.wake?.();
+  return items.length;
+}
+
+export function pushJobHandler(deps: ConnectionDeps): JobHandler {
+  return {
+    async run(job) {
+      const provider = String(job.payload.provider) as Provider;
+      const adapter = adapterFor(deps, provider);
+      for (const item of job.payload.items as unknown as PushItem[]) {
+        if (item.kind === 'ignored') continue;
+        // Every connection of that provider account (two of our users may have connected the same one).
+        for (const connection of await liveConnections(deps.store, provider, item.externalUserId)) {
+        if (item.kind === 'deauthorized') await markActionRequired(deps.store, connection.id, `${provider}: the user removed the app's access`);
+        else if (item.kind === 'dailies') {
+          for (const daily of item.dailies) await upsertDaily(deps.store, { userId: connection.user_id, measure: daily.measure, date: daily.date, value: daily.value, source: provider });
+        } else if (item.kind === 'activity') {
+          const tokens = await tokensFor(deps, connection);
+          await importActivity(deps, adapter, connection.user_id, tokens, item.activity);
+          await deps.store.connections.updateOne({ id: connection.id }, { set: { newest_seen: Math.max(connection.newest_seen ?? 0, item.activity.start) } });
+        }
+        // activity_deleted: the activity stays here; deleting a user's data is the user's call through the API.
+        }
+      }
+    },
+  };
+}
+
+function liveConnections(store: Store, provider: Provider, externalUserId: string) {
+  return store.connections.find({ provider, external_user_id: externalUserId, status: 'connected' });
+}

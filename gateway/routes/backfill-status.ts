@@ -1,0 +1,88 @@
+/**
+ * `GET /api/v1/activities/backfill-status` (interface §4, §8): NDJSON, one complete JSON object per line,
+ * a line at once and then every BACKFILL_STATUS_INTERVAL_MS ("about every few seconds"), closing after
+ * BACKFILL_STATUS_DURATION_MS ("the stream closes after 60 seconds"; clients may reconnect). Scope: the
+ * activities read scope.
+ *
+ * Update item: `{"backfill_loaded_until": "2024-05-01T07:30:00"}`, "a timestamp (no UTC offset) of the
+ * earliest activity date loaded so far", written in UTC; while several providers backfill, the one that has
+ * come least far back speaks (the date up to which every connected history is loaded); null before anything
+ * is loaded or with no connection.
+ * Error item (its fields are ours: interface §4 shows none): `{"error": {"provider", "code", "message",
+ * "at"}}`, written once per problem a connection's sync met (codes rate_limited, download_failed,
+ * authorization_revoked, backfill_failed; `at` a UTC timestamp without offset, like the update item).
+ * Kept honest by test/gateway/backfill-status.test.ts and test/gateway/backfill-crash.test.ts.
+ */
+import { PassThrough } from 'node:stream';
+import { z } from 'zod';
+import type { ConnectionRecord } from '../../storage/store.js';
+import type { RouteTable } from '../route-table.js';
+import type { GatewayDeps } from '../deps.js';
+
+const UpdateItem = z.object({ backfill_loaded_until: z.string().nullable().describe('Earliest activity date loaded so far, UTC, no offset (YYYY-MM-DDTHH:MM:SS)') });
+const ErrorItem = z.object({
+  error: z.object({
+    provider: z.string(), code: z.string().describe('rate_limited, download_failed, authorization_revoked or backfill_failed'),
+    message: z.string(), at: z.string().describe('When it happened, UTC, no offset'),
+  }),
+});
+
+export function backfillStatusRoutes(table: RouteTable, deps: GatewayDeps): void {
+  table.add(
+    {
+      method: 'get', path: '/api/v1/activities/backfill-status', operationId: 'backfillStatus', tag: 'activities',
+      summary: 'NDJSON stream of the history backfill: an update every few seconds, error items when a sync meets a problem; closes after 60 s',
+      auth: 'bearer', scope: 'activities:read',
+      responses: { 200: { description: 'One JSON object per line: update items and error items', mediaType: 'application/x-ndjson', schema: z.union([UpdateItem, ErrorItem]) } },
+    },
+    async function backfillStatus(ctx) {
+      const userId: string = ctx.state.auth.userId;
+      const stream = new PassThrough();
+      const sent = new Map<string, number>();
+      let closed = false;
+      const tick = async (): Promise<void> => {
+        const connections = await deps.store.connections.find({ user_id: userId });
+        if (closed) return;
+        for (const connection of connections) {
+          const problem = connection.sync_error;
+          if (problem && sent.get(connection.id) !== problem.at) {
+            sent.set(connection.id, problem.at);
+            stream.write(`${JSON.stringify({ error: { provider: connection.provider, code: problem.code, message: problem.message, at: naive(problem.at) } })}\n`);
+          }
+        }
+        stream.write(`${JSON.stringify({ backfill_loaded_until: loadedUntil(connections) })}\n`);
+      };
+      const finish = (): void => {
+        if (closed) return;
+        closed = true;
+        clearInterval(timer);
+        clearTimeout(stop);
+        stream.end();
+      };
+      const safeTick = () => void tick().catch((error: unknown) => {
+        deps.logger.warn({ err: error }, 'backfill-status: reading connections failed');
+        finish();
+      });
+      const timer = setInterval(safeTick, deps.config.backfillStatusIntervalMs);
+      const stop = setTimeout(finish, deps.config.backfillStatusDurationMs);
+      ctx.req.once('close', finish);
+      ctx.status = 200;
+      ctx.type = 'application/x-ndjson';
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = stream;
+      safeTick();
+    },
+  );
+}
+
+/** The date every live connection's history is loaded back to: the latest of their loaded-until dates. */
+function loadedUntil(connections: ConnectionRecord[]): string | null {
+  const live = connections.filter((connection) => connection.status !== 'disconnected');
+  if (live.length === 0 || live.some((connection) => connection.backfill_loaded_until === null)) return null;
+  return naive(Math.max(...live.map((connection) => connection.backfill_loaded_until!)));
+}
+
+/** UTC, ISO 8601 without offset or fraction: `2024-05-01T07:30:00`. */
+function naive(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19);
+}
