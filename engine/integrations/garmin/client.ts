@@ -26,6 +26,11 @@ export interface GarminConnection {
   /** Serializes token refreshes; the connection's id in the store. */
   key: string;
   keeper: TokenKeeper;
+  /**
+   * False when the caller refreshes (the framework's adapter: it refreshes before expiry and stores the
+   * pair itself): the client then sends the stored token as is. Default true.
+   */
+  refresh?: boolean;
 }
 
 /** Garmin documents no limit headers: a 429 waits at least 60 s (plus jitter). */
@@ -42,7 +47,7 @@ export class GarminClient {
   /** The access token to send now, refreshed first when it expires within 600 s. */
   async accessToken(): Promise<string> {
     const tokens = await this.connection.keeper.load();
-    if (!garminNeedsRefresh(tokens, this.context.now())) return tokens.access_token;
+    if (this.connection.refresh === false || !garminNeedsRefresh(tokens, this.context.now())) return tokens.access_token;
     return (await this.refresh(tokens.access_token)).access_token;
   }
 

@@ -21,8 +21,14 @@ import { workoutOf, type WahooUser, type WahooWorkout, type WahooWorkoutSummary,
 export const WAHOO_REFRESH_MARGIN_MS = 60_000;
 
 export interface WahooConnection {
+  /** Serializes token refreshes; the connection's id in the store. */
   key: string;
   keeper: TokenKeeper;
+  /**
+   * False when the caller refreshes (the framework's adapter, which stores the pair itself): the stored
+   * token is sent as is and a 401 is final (Wahoo has no deauthorization webhook: a 401 means revoked).
+   */
+  refresh?: boolean;
 }
 
 export interface WorkoutPage {
@@ -97,7 +103,7 @@ export class WahooClient {
   /** The access token to send now: refreshed only when it expires within a minute. */
   async accessToken(): Promise<string> {
     const tokens = await this.connection.keeper.load();
-    if (!this.expiring(tokens)) return tokens.access_token;
+    if (this.connection.refresh === false || !this.expiring(tokens)) return tokens.access_token;
     return (await this.refresh(tokens.access_token)).access_token;
   }
 
@@ -111,7 +117,7 @@ export class WahooClient {
   private async authorized(path: string, init: RequestInit, retryOn401: boolean): Promise<Response> {
     const token = await this.accessToken();
     const response = await this.call(path, init, token);
-    if (response.status !== 401 || !retryOn401) return response;
+    if (response.status !== 401 || !retryOn401 || this.connection.refresh === false) return response;
     await response.body?.cancel();
     const fresh = await this.refresh(token);
     return this.call(path, init, fresh.access_token);
