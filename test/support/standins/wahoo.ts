@@ -13,7 +13,7 @@
  *   with 400 (assume: as a signed S3/CloudFront URL refuses a second credential).
  * - Webhooks: `workout_summary` bodies with the portal's `webhook_token`, POSTed by `deliver()`; a non-200
  *   is retried 30 min, 4 h, 24 h and 72 h later on the fake clock.
- * - Rate limits per app (sandbox 25 / 5 min, 100 / h, 250 / day; production 200 / 1,000 / 5,000) with
+ * - Rate limits per app on API and token calls (sandbox 25 / 5 min, 100 / h, 250 / day; production 200 / 1,000 / 5,000) with
  *   `X-RateLimit-Limit: <day>, <hour>, <5min>`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (seconds)
  *   on every API answer; past a limit 429, with `Retry-After` only when `retryAfter` is set.
  *
@@ -218,7 +218,8 @@ export async function startWahooStandin(options: WahooStandinOptions = {}) {
     },
   };
 
-  const isApi = (request: StandinRequest) => !request.path.startsWith('/cdn/');
+  // The consent page is a browser page and the CDN is not Wahoo's API: neither counts against the limits.
+  const isApi = (request: StandinRequest) => !request.path.startsWith('/cdn/') && request.path !== '/oauth/authorize';
   const standin = await startStandin({
     routes,
     clock,
