@@ -1,13 +1,13 @@
 /**
  * The HTTP edge every provider client shares: one request with a deadline, and the mapping of an answer
- * that is not what the call wanted onto a ProviderError. A 429 becomes `rate_limited` at the time the
+ * that is not what the call wanted onto a ProviderCallError. A 429 becomes `rate_limited` at the time the
  * provider names — `Retry-After` first (seconds or an HTTP date), else `X-RateLimit-Reset` (Wahoo), else
  * the provider's floor plus jitter (Garmin documents neither header: wait ≥ 60 s) — so a job resumes at
  * the right time without losing its place. Deliberately no retries and no waiting here.
  * Kept honest by test/engine/integrations/provider-http.test.ts and the provider tests.
  */
 import type { Provider } from '../../domain/providers.js';
-import { ProviderError, type ProviderErrorKind } from './provider-error.js';
+import { ProviderCallError, type ProviderCallErrorKind } from './provider-call-error.js';
 
 export type Fetch = typeof fetch;
 
@@ -30,7 +30,7 @@ export async function send(context: HttpContext, url: string, init: RequestInit 
     return await context.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(context.timeoutMs) });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ProviderError(context.provider, 'unavailable', `${context.provider}: ${init.method ?? 'GET'} ${redact(url)} failed: ${reason}`);
+    throw new ProviderCallError(context.provider, 'unavailable', `${context.provider}: ${init.method ?? 'GET'} ${redact(url)} failed: ${reason}`);
   }
 }
 
@@ -40,24 +40,24 @@ export async function readJson(context: HttpContext, response: Response, what: s
   try {
     return JSON.parse(text);
   } catch {
-    throw new ProviderError(context.provider, 'unavailable', `${context.provider}: ${what} answered ${response.status} with a body that is not JSON`, response.status);
+    throw new ProviderCallError(context.provider, 'unavailable', `${context.provider}: ${what} answered ${response.status} with a body that is not JSON`, response.status);
   }
 }
 
 /**
- * The ProviderError for an answer the call did not want. `kinds` overrides the default per status
+ * The ProviderCallError for an answer the call did not want. `kinds` overrides the default per status
  * (401 unauthorized, 403 unauthorized, 412 not_permitted, 429 rate_limited, 5xx unavailable, other 4xx
  * rejected); e.g. Garmin's backfill makes 403 `not_permitted`.
  */
-export async function failure(context: HttpContext, response: Response, what: string, kinds: Partial<Record<number, ProviderErrorKind>> = {}): Promise<ProviderError> {
+export async function failure(context: HttpContext, response: Response, what: string, kinds: Partial<Record<number, ProviderCallErrorKind>> = {}): Promise<ProviderCallError> {
   const status = response.status;
   const kind = kinds[status] ?? defaultKind(status);
   const detail = (await response.text().catch(() => '')).slice(0, 300);
   const retryAt = kind === 'rate_limited' ? retryAtOf(context, response.headers) : null;
-  return new ProviderError(context.provider, kind, `${context.provider}: ${what} answered ${status}${detail ? ` ${detail}` : ''}`, status, retryAt);
+  return new ProviderCallError(context.provider, kind, `${context.provider}: ${what} answered ${status}${detail ? ` ${detail}` : ''}`, status, retryAt);
 }
 
-function defaultKind(status: number): ProviderErrorKind {
+function defaultKind(status: number): ProviderCallErrorKind {
   if (status === 429) return 'rate_limited';
   if (status >= 500) return 'unavailable';
   if (status === 401 || status === 403) return 'unauthorized';

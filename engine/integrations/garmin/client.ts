@@ -7,7 +7,7 @@
  * framework's adapter). Kept honest by test/engine/integrations/garmin-client.test.ts.
  */
 import type { ProviderTokens } from '../credentials.js';
-import { ProviderError } from '../provider-error.js';
+import { ProviderCallError } from '../provider-call-error.js';
 import { failure, readJson, send, type HttpContext } from '../provider-http.js';
 import type { Serializer, TokenKeeper } from '../token-keeper.js';
 import { wellnessUrlOf, type GarminApp } from './endpoints.js';
@@ -55,14 +55,14 @@ export class GarminClient {
   async userId(): Promise<string> {
     const body = await this.getJson(wellnessUrlOf(this.app.endpoints, 'user/id'), 'user/id');
     const userId = (body as { userId?: unknown })?.userId;
-    if (typeof userId !== 'string' && typeof userId !== 'number') throw new ProviderError('garmin_connect', 'unavailable', 'garmin user/id: no userId in the answer');
+    if (typeof userId !== 'string' && typeof userId !== 'number') throw new ProviderCallError('garmin_connect', 'unavailable', 'garmin user/id: no userId in the answer');
     return String(userId);
   }
 
   /** What the user granted, e.g. ["ACTIVITY_EXPORT","HEALTH_EXPORT","WORKOUT_IMPORT","HISTORICAL_DATA_EXPORT"]. */
   async permissions(): Promise<string[]> {
     const body = await this.getJson(wellnessUrlOf(this.app.endpoints, 'user/permissions'), 'user/permissions');
-    if (!Array.isArray(body) || !body.every((entry) => typeof entry === 'string')) throw new ProviderError('garmin_connect', 'unavailable', 'garmin user/permissions: not a list of names');
+    if (!Array.isArray(body) || !body.every((entry) => typeof entry === 'string')) throw new ProviderCallError('garmin_connect', 'unavailable', 'garmin user/permissions: not a list of names');
     return body;
   }
 
@@ -98,7 +98,7 @@ export class GarminClient {
   /** The records behind a ping: the callback URL is called exactly as given (it carries a pull token). */
   async pullCallback(callbackUrl: string): Promise<Record<string, unknown>[]> {
     const body = await this.getJson(callbackUrl, 'ping callback');
-    if (!Array.isArray(body)) throw new ProviderError('garmin_connect', 'unavailable', 'garmin ping callback: the answer is not a list');
+    if (!Array.isArray(body)) throw new ProviderCallError('garmin_connect', 'unavailable', 'garmin ping callback: the answer is not a list');
     return body as Record<string, unknown>[];
   }
 
@@ -144,7 +144,7 @@ export class GarminClient {
     return this.refreshes.run(this.connection.key, async () => {
       const current = await this.connection.keeper.load();
       if (current.access_token !== staleAccessToken && !garminNeedsRefresh(current, this.context.now())) return current;
-      if (!current.refresh_token) throw new ProviderError('garmin_connect', 'unauthorized', 'garmin: no refresh token stored; the user must connect again');
+      if (!current.refresh_token) throw new ProviderCallError('garmin_connect', 'unauthorized', 'garmin: no refresh token stored; the user must connect again');
       const fresh = await refreshGarminTokens(this.context, this.app, current.refresh_token);
       await this.connection.keeper.save(fresh);
       return fresh;

@@ -6,7 +6,7 @@
  * when to refresh (client.ts). Kept honest by test/engine/integrations/garmin-oauth.test.ts.
  */
 import type { ProviderTokens } from '../credentials.js';
-import { ProviderError } from '../provider-error.js';
+import { ProviderCallError } from '../provider-call-error.js';
 import { failure, formBody, readJson, send, type HttpContext } from '../provider-http.js';
 import { authorizeUrlOf, tokenUrlOf, type GarminApp } from './endpoints.js';
 
@@ -65,7 +65,7 @@ function garminTokensOf(context: HttpContext, body: unknown): ProviderTokens {
   const reply = body as Record<string, unknown>;
   const { access_token, refresh_token, expires_in, refresh_token_expires_in, scope } = reply ?? {};
   if (typeof access_token !== 'string' || typeof refresh_token !== 'string' || typeof expires_in !== 'number') {
-    throw new ProviderError('garmin_connect', 'unavailable', 'garmin token endpoint: the answer lacks access_token, refresh_token or expires_in');
+    throw new ProviderCallError('garmin_connect', 'unavailable', 'garmin token endpoint: the answer lacks access_token, refresh_token or expires_in');
   }
   const now = context.now();
   return {

@@ -9,7 +9,7 @@
  * Kept honest by test/engine/integrations/wahoo-client.test.ts and wahoo-tokens.test.ts.
  */
 import type { ProviderTokens } from '../credentials.js';
-import { ProviderError } from '../provider-error.js';
+import { ProviderCallError } from '../provider-call-error.js';
 import { failure, readJson, retryAtOf, send, type HttpContext } from '../provider-http.js';
 import type { Serializer, TokenKeeper } from '../token-keeper.js';
 import { wahooUrl, type WahooApp } from './endpoints.js';
@@ -54,7 +54,7 @@ export class WahooClient {
   /** One page of workouts, newest `starts` first; `page` counts from 1, Wahoo's default size is 30. */
   async workouts(page: number, perPage = 30): Promise<WorkoutPage> {
     const body = (await this.getJson(`/v1/workouts?page=${page}&per_page=${perPage}`, 'GET /v1/workouts')) as Record<string, unknown>;
-    if (!Array.isArray(body?.workouts)) throw new ProviderError('wahoo', 'unavailable', 'wahoo GET /v1/workouts: no workouts list');
+    if (!Array.isArray(body?.workouts)) throw new ProviderCallError('wahoo', 'unavailable', 'wahoo GET /v1/workouts: no workouts list');
     return {
       workouts: body.workouts.map(workoutOf).filter((workout): workout is WahooWorkout => workout !== null),
       total: typeof body.total === 'number' ? body.total : Number(body.total ?? 0),
@@ -140,7 +140,7 @@ export class WahooClient {
     return this.refreshes.run(this.connection.key, async () => {
       const current = await this.connection.keeper.load();
       if (current.access_token !== staleAccessToken && !this.expiring(current)) return current;
-      if (!current.refresh_token) throw new ProviderError('wahoo', 'unauthorized', 'wahoo: no refresh token stored; the user must connect again');
+      if (!current.refresh_token) throw new ProviderCallError('wahoo', 'unauthorized', 'wahoo: no refresh token stored; the user must connect again');
       this.gauge.check(this.context.now());
       const fresh = await refreshWahooTokens(this.context, this.app, current.refresh_token);
       await this.connection.keeper.save(fresh); // before first use: the old pair still works until then

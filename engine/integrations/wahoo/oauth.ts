@@ -7,7 +7,7 @@
  * must revoke access in Wahoo and connect again). Kept honest by test/engine/integrations/wahoo-tokens.test.ts.
  */
 import type { ProviderTokens } from '../credentials.js';
-import { ProviderError } from '../provider-error.js';
+import { ProviderCallError } from '../provider-call-error.js';
 import { failure, readJson, send, type HttpContext } from '../provider-http.js';
 import { wahooUrl, type WahooApp } from './endpoints.js';
 
@@ -26,7 +26,7 @@ export function wahooAuthorizeUrl(app: WahooApp, request: { redirectUri: string;
 }
 
 export function exchangeWahooCode(context: HttpContext, app: WahooApp, grant: { code: string; redirectUri: string; verifier?: string }): Promise<ProviderTokens> {
-  if (app.clientSecret === null && !grant.verifier) throw new ProviderError('wahoo', 'rejected', 'wahoo: a public app must send a PKCE verifier');
+  if (app.clientSecret === null && !grant.verifier) throw new ProviderCallError('wahoo', 'rejected', 'wahoo: a public app must send a PKCE verifier');
   return tokenRequest(context, app, 'code exchange', { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
 }
 
@@ -50,7 +50,7 @@ async function tokenRequest(context: HttpContext, app: WahooApp, what: string, f
   if (!response.ok) {
     const body = await response.clone().text().catch(() => '');
     if (isTooManyTokens(response.status, body)) {
-      throw new ProviderError('wahoo', 'unauthorized', 'wahoo: too many unrevoked tokens for this user (10 per app); the user must revoke access in Wahoo and connect again', response.status);
+      throw new ProviderCallError('wahoo', 'unauthorized', 'wahoo: too many unrevoked tokens for this user (10 per app); the user must revoke access in Wahoo and connect again', response.status);
     }
     // A refused code or refresh token (400 invalid_grant, 401) means the user must connect again.
     throw await failure(context, response, `wahoo ${what}`, { 400: 'unauthorized' });
@@ -58,7 +58,7 @@ async function tokenRequest(context: HttpContext, app: WahooApp, what: string, f
   const reply = (await readJson(context, response, `wahoo ${what}`)) as Record<string, unknown> | null;
   const { access_token, refresh_token, expires_in, scope } = reply ?? {};
   if (typeof access_token !== 'string' || typeof refresh_token !== 'string') {
-    throw new ProviderError('wahoo', 'unavailable', `wahoo ${what}: the answer lacks access_token or refresh_token`);
+    throw new ProviderCallError('wahoo', 'unavailable', `wahoo ${what}: the answer lacks access_token or refresh_token`);
   }
   const lifetime = typeof expires_in === 'number' ? expires_in : 7200; // "Access token 2 h" [WAH-doc]
   return { access_token, refresh_token, expires_at: context.now() + lifetime * 1000, refresh_expires_at: null, scope: typeof scope === 'string' ? scope : null };

@@ -10,7 +10,7 @@
  * ran out resets (provider-http.ts `resetAt`), and when no window has run out we keep going.
  * Kept honest by test/engine/integrations/wahoo-rate-limits.test.ts.
  */
-import { ProviderError } from '../provider-error.js';
+import { ProviderCallError } from '../provider-call-error.js';
 import { resetAt } from '../provider-http.js';
 
 export interface RateReading {
@@ -42,7 +42,7 @@ export class WahooRateGauge {
   /** Throws `rate_limited` while a window is spent; call before every request. */
   check(now: number): void {
     if (now < this.blockedUntil) {
-      throw new ProviderError('wahoo', 'rate_limited', `wahoo: rate limit spent, waiting until ${new Date(this.blockedUntil).toISOString()}`, null, this.blockedUntil);
+      throw new ProviderCallError('wahoo', 'rate_limited', `wahoo: rate limit spent, waiting until ${new Date(this.blockedUntil).toISOString()}`, null, this.blockedUntil);
     }
   }
 }

@@ -14,7 +14,7 @@ import { isFromGarmin, parseGarminNotifications, type GarminNotice } from '../..
 import { exchangeGarminCode, garminAuthorizeUrl } from '../../../engine/integrations/garmin/oauth.js';
 import { toUnixSeconds, windowsNewestFirst, ACTIVITY_BACKFILL_WINDOW_SECONDS } from '../../../engine/integrations/garmin/windows.js';
 import { newPkcePair } from '../../../engine/integrations/pkce.js';
-import { ProviderError } from '../../../engine/integrations/provider-error.js';
+import { ProviderCallError } from '../../../engine/integrations/provider-call-error.js';
 import { memoryKeeper, Serializer } from '../../../engine/integrations/token-keeper.js';
 import { authorize, contextFor } from '../../support/standins/clients.js';
 import { fakeFit, startGarminStandin, type GarminStandin } from '../../support/standins/garmin.js';
@@ -69,7 +69,7 @@ async function connectedClient(garmin: GarminStandin, userId: string, permission
 
 const kindOf = async (promise: Promise<unknown>) => {
   const error = await promise.then(() => null, (caught) => caught);
-  if (!(error instanceof ProviderError)) throw new Error(`expected a ProviderError, got ${String(error)}`);
+  if (!(error instanceof ProviderCallError)) throw new Error(`expected a ProviderCallError, got ${String(error)}`);
   return { kind: error.kind, status: error.status, retryAt: error.retryAt, retryable: error.retryable };
 };
 

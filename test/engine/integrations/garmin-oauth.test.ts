@@ -9,7 +9,7 @@ import { GarminClient } from '../../../engine/integrations/garmin/client.js';
 import type { GarminApp } from '../../../engine/integrations/garmin/endpoints.js';
 import { exchangeGarminCode, garminAuthorizeUrl, GARMIN_REFRESH_MARGIN_MS } from '../../../engine/integrations/garmin/oauth.js';
 import { newPkcePair } from '../../../engine/integrations/pkce.js';
-import { ProviderError } from '../../../engine/integrations/provider-error.js';
+import { ProviderCallError } from '../../../engine/integrations/provider-call-error.js';
 import { memoryKeeper, Serializer } from '../../../engine/integrations/token-keeper.js';
 import { authorize, contextFor } from '../../support/standins/clients.js';
 import { startGarminStandin, type GarminStandin } from '../../support/standins/garmin.js';
@@ -55,15 +55,15 @@ oauth('a wrong verifier is refused and the code cannot be used again', async ({ 
   const { code } = await authorize(garminAuthorizeUrl(app, { challenge: pkce.challenge, state: 's', redirectUri: REDIRECT }));
   const context = contextFor('garmin_connect', garmin.clock);
   const wrong = await exchangeGarminCode(context, app, { code, verifier: newPkcePair().verifier, redirectUri: REDIRECT }).catch((error) => error);
-  assert.ok(wrong instanceof ProviderError && wrong.kind === 'unauthorized', String(wrong));
+  assert.ok(wrong instanceof ProviderCallError && wrong.kind === 'unauthorized', String(wrong));
   const again = await exchangeGarminCode(context, app, { code, verifier: pkce.verifier, redirectUri: REDIRECT }).catch((error) => error);
-  assert.ok(again instanceof ProviderError && again.kind === 'unauthorized', 'a code is single-use');
+  assert.ok(again instanceof ProviderCallError && again.kind === 'unauthorized', 'a code is single-use');
 });
 
 oauth('a used code is refused the second time', async (context) => {
   const { code, pkce } = await connect(context);
   const reuse = await exchangeGarminCode(contextFor('garmin_connect', context.garmin.clock), context.app, { code, verifier: pkce.verifier, redirectUri: REDIRECT }).catch((error) => error);
-  assert.ok(reuse instanceof ProviderError && reuse.kind === 'unauthorized');
+  assert.ok(reuse instanceof ProviderCallError && reuse.kind === 'unauthorized');
 });
 
 oauth('keeps the token while it has more than 600 s left, then refreshes once and rotates both tokens', async (context) => {
@@ -85,7 +85,7 @@ oauth('keeps the token while it has more than 600 s left, then refreshes once an
   // The old refresh token is dead (assume: single use).
   const stale = new GarminClient(contextFor('garmin_connect', garmin.clock), app, { key: 'conn-stale', keeper: memoryKeeper({ ...tokens, expires_at: 0 }) }, new Serializer());
   const refused = await stale.userId().catch((error) => error);
-  assert.ok(refused instanceof ProviderError && refused.kind === 'unauthorized');
+  assert.ok(refused instanceof ProviderCallError && refused.kind === 'unauthorized');
 });
 
 oauth('an expired token that the caller did not refresh is answered 401 and reported as unauthorized', async (context) => {
@@ -93,7 +93,7 @@ oauth('an expired token that the caller did not refresh is answered 401 and repo
   const client = new GarminClient(contextFor('garmin_connect', context.garmin.clock), context.app, { key: 'c', keeper: memoryKeeper(tokens), refresh: false }, new Serializer());
   context.garmin.clock.advance(86_400_001);
   const refused = await client.userId().catch((error) => error);
-  assert.ok(refused instanceof ProviderError && refused.kind === 'unauthorized' && refused.status === 401);
+  assert.ok(refused instanceof ProviderCallError && refused.kind === 'unauthorized' && refused.status === 401);
 });
 
 oauth.run();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { suite } from '../../support/uvu.js';
 import { writeImportedDailies } from '../../../engine/integrations/daily-import.js';
 import { newPkcePair } from '../../../engine/integrations/pkce.js';
-import { ProviderError } from '../../../engine/integrations/provider-error.js';
+import { ProviderCallError } from '../../../engine/integrations/provider-call-error.js';
 import { memoryKeeper, Serializer } from '../../../engine/integrations/token-keeper.js';
 import { WahooClient } from '../../../engine/integrations/wahoo/client.js';
 import { wahooDailiesOf } from '../../../engine/integrations/wahoo/dailies.js';
@@ -81,7 +81,7 @@ wahooApi('a FIT URL answering 403 or 404 is reported (rejected); a 500 is retrya
   const outcomes: [string, boolean][] = [];
   for (const status of [403, 404, 500]) {
     wahoo.fault({ path: /^\/cdn\//, reply: { status, body: 'AccessDenied' } });
-    const error = await client.downloadFile(url).then(() => null, (caught: ProviderError) => caught);
+    const error = await client.downloadFile(url).then(() => null, (caught: ProviderCallError) => caught);
     outcomes.push([error!.kind, error!.retryable]);
   }
   assert.deepEqual(outcomes, [['rejected', false], ['rejected', false], ['unavailable', true]]);

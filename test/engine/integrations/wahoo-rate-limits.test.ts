@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { suite } from '../../support/uvu.js';
 import { newPkcePair } from '../../../engine/integrations/pkce.js';
-import { ProviderError } from '../../../engine/integrations/provider-error.js';
+import { ProviderCallError } from '../../../engine/integrations/provider-call-error.js';
 import { memoryKeeper, Serializer } from '../../../engine/integrations/token-keeper.js';
 import { WahooClient } from '../../../engine/integrations/wahoo/client.js';
 import { WAHOO_DEFAULT_SCOPES, type WahooApp } from '../../../engine/integrations/wahoo/endpoints.js';
@@ -28,7 +28,7 @@ async function sandboxClient(wahoo: WahooStandin, gauge = new WahooRateGauge()):
   return new WahooClient(context, app, { key: 'c', keeper: memoryKeeper(tokens) }, new Serializer(), gauge);
 }
 
-const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error) => error as ProviderError);
+const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error) => error as ProviderCallError);
 
 limits('every answer carries day, hour and 5-minute limits; the gauge stops us at the limit, before any 429', async () => {
   const wahoo = await startWahooStandin({ quota: 'sandbox' });
@@ -36,7 +36,7 @@ limits('every answer carries day, hour and 5-minute limits; the gauge stops us a
     const gauge = new WahooRateGauge();
     const client = await sandboxClient(wahoo, gauge); // the token exchange is call 1 of 25
     let calls = 0;
-    let stopped: ProviderError | null = null;
+    let stopped: ProviderCallError | null = null;
     while (stopped === null && calls < 30) {
       stopped = await errorOf(client.user());
       if (stopped === null) calls += 1;
@@ -62,8 +62,8 @@ limits('a 429 (the budget spent by another process), with or without Retry-After
     try {
       const spender = await sandboxClient(wahoo);
       while ((await errorOf(spender.user())) === null);
-      const client = await sandboxClient(wahoo).catch((error: ProviderError) => error);
-      assert.ok(client instanceof ProviderError, 'even the token exchange is refused');
+      const client = await sandboxClient(wahoo).catch((error: ProviderCallError) => error);
+      assert.ok(client instanceof ProviderCallError, 'even the token exchange is refused');
       assert.equal(client.kind, 'rate_limited');
       assert.equal(client.status, 429);
       assert.ok(client.retryAt! > wahoo.clock.now() && client.retryAt! <= wahoo.clock.now() + 300_000, `${retryAfter}: ${client.retryAt! - wahoo.clock.now()} ms`);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { suite } from '../../support/uvu.js';
 import type { ProviderTokens } from '../../../engine/integrations/credentials.js';
 import { newPkcePair } from '../../../engine/integrations/pkce.js';
-import { ProviderError } from '../../../engine/integrations/provider-error.js';
+import { ProviderCallError } from '../../../engine/integrations/provider-call-error.js';
 import { memoryKeeper, Serializer, type TokenKeeper } from '../../../engine/integrations/token-keeper.js';
 import { WahooClient } from '../../../engine/integrations/wahoo/client.js';
 import { WAHOO_DEFAULT_SCOPES, type WahooApp } from '../../../engine/integrations/wahoo/endpoints.js';
@@ -40,7 +40,7 @@ async function connect(wahoo: WahooStandin, userId: number, confidential = true)
 const clientOf = (wahoo: WahooStandin, keeper: TokenKeeper, serializer = new Serializer()) =>
   new WahooClient(contextFor('wahoo', wahoo.clock), appOf(wahoo), { key: 'conn', keeper }, serializer, new WahooRateGauge());
 
-const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error) => error as ProviderError);
+const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error) => error as ProviderCallError);
 
 tokens('a public app connects with PKCE and no secret; the token parameters travel in the query string', async ({ wahoo }) => {
   const granted = await connect(wahoo, 1, false);
@@ -125,7 +125,7 @@ tokens('a 401 from an API call gets one refresh; after DELETE /v1/permissions ev
 tokens('the eleventh unrevoked token is refused: the user must revoke access in Wahoo and connect again', async ({ wahoo }) => {
   for (let connection = 0; connection < 10; connection++) await connect(wahoo, 6);
   assert.equal(wahoo.unrevokedTokens(6), 10);
-  const refused = await connect(wahoo, 6).then(() => null, (error: ProviderError) => error);
+  const refused = await connect(wahoo, 6).then(() => null, (error: ProviderCallError) => error);
   assert.equal(refused?.kind, 'unauthorized');
   assert.match(refused?.message ?? '', /too many unrevoked tokens/);
 });

@@ -4,11 +4,13 @@
  * report without retrying (`not_permitted`, `rejected`). Every provider client throws only this (network
  * failures become `unavailable`), so the backfill job and the push handlers decide once, not per provider.
  * Deliberately no retry loop here: a job that must wait 60 s gives its slot back and is resumed later.
+ * The Garmin and Wahoo adapters translate it into the framework's RateLimited / AuthorizationRevoked /
+ * ProviderError (provider.ts) at their edge.
  * Kept honest by the garmin-* and wahoo-* tests in test/engine/integrations/.
  */
 import type { Provider } from '../../domain/providers.js';
 
-export type ProviderErrorKind =
+export type ProviderCallErrorKind =
   /** 429 or our own throttle: retry at `retryAt` (Unix ms). */
   | 'rate_limited'
   /** 5xx, timeout, connection refused: retry with back-off. */
@@ -20,10 +22,10 @@ export type ProviderErrorKind =
   /** Any other 4xx: our request is wrong or the provider refuses it for good. Report, never retry. */
   | 'rejected';
 
-export class ProviderError extends Error {
+export class ProviderCallError extends Error {
   constructor(
     readonly provider: Provider,
-    readonly kind: ProviderErrorKind,
+    readonly kind: ProviderCallErrorKind,
     message: string,
     /** The HTTP status, or null when no answer came. */
     readonly status: number | null = null,
@@ -31,7 +33,7 @@ export class ProviderError extends Error {
     readonly retryAt: number | null = null,
   ) {
     super(message);
-    this.name = 'ProviderError';
+    this.name = 'ProviderCallError';
   }
 
   get retryable(): boolean {
