@@ -12,14 +12,15 @@
  *   (≤ 24 h by upload time, Unix seconds — milliseconds → 400 `{errorMessage}`), `activityFile` (served
  *   once, then 410; 410 after 24 h too).
  * - Notifications queued and POSTed to `notificationUrl` by `deliver()` with the `garmin-client-id`
- *   header; a non-200 keeps the body for the next `deliver()` (Garmin re-sends with back-off).
+ *   header; a non-200, or no answer within `answerWithinMs` (Garmin: 30 s), keeps the body for the next
+ *   `deliver()` (Garmin re-sends with back-off).
  * - Rate limits: partner calls per minute (evaluation 100, production 3,000; fixed windows here, Garmin's
- *   are rolling), backfilled days per minute (100 / 10,000), Training API calls per user per day
+ *   are rolling; Garmin publishes no numbers for pull endpoints — assume the Training API's partner
+ *   figures apply to every call, as one integrator budgets 100/min [OW]), backfilled days per minute (100 / 10,000), Training API calls per user per day
  *   (200 / 1,000); excess → 429 with `{errorMessage}` and, only when `retryAfter` is set, `Retry-After`
  *   (Garmin documents none). 412 when a call needs a permission the user withdrew.
  *
  * Not here: the Training API's workout routes (mounted through `extraRoutes`; `userFor` authorizes them).
- * The "> 30 s answer" re-delivery is not simulated (it would need real waiting).
  */
 import { randomBytes } from 'node:crypto';
 import { s256 } from '../../../engine/integrations/pkce.js';
@@ -52,6 +53,8 @@ export interface GarminStandinOptions {
   quota?: 'evaluation' | 'production';
   /** Seconds to put in Retry-After on a 429 (Garmin documents none; default: no header). */
   retryAfter?: number;
+  /** How long a notification receiver may take to answer before the delivery counts as failed; default 30 s. */
+  answerWithinMs?: number;
   extraRoutes?: Routes;
 }
 
@@ -324,7 +327,7 @@ export async function startGarminStandin(options: GarminStandinOptions = {}) {
       const bodies = pending.splice(0, pending.length);
       const statuses: number[] = [];
       for (const body of bodies) {
-        const status = await postJson(notificationUrl, body, { 'garmin-client-id': clientId });
+        const status = await postJson(notificationUrl, body, { 'garmin-client-id': clientId }, options.answerWithinMs ?? 30_000);
         statuses.push(status);
         if (status !== 200) pending.push(body);
       }

@@ -200,10 +200,10 @@ export function bearerOf(request: StandinRequest): string | null {
   return typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : null;
 }
 
-/** POSTs JSON to a receiver (a provider's push to us); answers the status, or 0 when nothing answered. */
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<number> {
+/** POSTs JSON to a receiver (a provider's push to us); answers the status, or 0 when nothing answered within `timeoutMs`. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<number> {
   try {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
     await response.arrayBuffer();
     return response.status;
   } catch {
