@@ -24,10 +24,14 @@ export interface HttpContext {
   random?: () => number;
 }
 
-/** One request; a network failure or a timeout is `unavailable`, any HTTP answer is returned as is. */
+/**
+ * One request; a network failure or a timeout is `unavailable`, any HTTP answer is returned as is.
+ * Redirects are followed (a file URL may lead to a CDN); fetch drops the Authorization header when a
+ * redirect leaves the origin, so a token never reaches another host.
+ */
 export async function send(context: HttpContext, url: string, init: RequestInit = {}): Promise<Response> {
   try {
-    return await context.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(context.timeoutMs) });
+    return await context.fetch(url, { ...init, signal: AbortSignal.timeout(context.timeoutMs) });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ProviderCallError(context.provider, 'unavailable', `${context.provider}: ${init.method ?? 'GET'} ${redact(url)} failed: ${reason}`);
