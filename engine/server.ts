@@ -26,7 +26,7 @@ import { ingestJobHandler } from './jobs/ingest-job.js';
 import { INGEST_JOB } from '../storage/jobs.js';
 import { WORKOUT_DELIVERY_JOB, WORKOUT_REMOVAL_JOB } from '../storage/workout-jobs.js';
 import { workoutDeliveryJobHandler, workoutRemovalJobHandler } from './jobs/workout-jobs.js';
-import { workoutDeliveryOptions, type WorkoutDeliveryOptions } from './workouts/delivery-options.js';
+import { PROVIDER_API_BASE_URLS, workoutDeliveryOptions, type WorkoutDeliveryOptions } from './workouts/delivery-options.js';
 import { startDispatcher, type Dispatcher } from './events/dispatcher.js';
 import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
@@ -41,7 +41,7 @@ import { createEngineMetrics } from './metrics.js';
 import { providerConnectionHandlers } from './service/provider-connections.js';
 import { createAdapters } from './integrations/adapters.js';
 import { resolveIntegrationKey } from './integrations/integration-key.js';
-import { BACKFILL_JOB, type ConnectionDeps } from './integrations/connections.js';
+import { BACKFILL_JOB, tokensFor, type ConnectionDeps } from './integrations/connections.js';
 import { backfillJobHandler } from './integrations/backfill-job.js';
 import { PUSH_JOB, pushJobHandler } from './integrations/push-job.js';
 import { POLL_JOB, pollJobHandler, startPolling } from './integrations/poll.js';
@@ -93,7 +93,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     [BACKFILL_JOB]: backfillJobHandler({ ...integrations, logger: logger.child({ component: 'backfill' }) }),
     [PUSH_JOB]: pushJobHandler(integrations),
     [POLL_JOB]: pollJobHandler(integrations),
-    ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions(options.workouts) }),
+    ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions({ ...integrationWorkoutOptions(config, integrations), ...options.workouts }) }),
   };
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers) });
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS, observe: metrics.observeRpc };
@@ -207,6 +207,20 @@ function shutdown(server: Server, graceMs: number): Promise<void> {
       resolve();
     });
   });
+}
+
+/**
+ * Workout delivery through the configured integrations: each provider's API host as configured, and the
+ * connection's access token as the integrations keep it (unsealed, refreshed when due). Without a
+ * configured provider the delivery options' defaults apply (deliveries fail with not_configured).
+ */
+function integrationWorkoutOptions(config: EngineConfig, integrations: ConnectionDeps): Partial<WorkoutDeliveryOptions> {
+  if (integrations.key === null) return {};
+  const apiBaseUrls = Object.fromEntries(Object.entries(config.integrations.providers).map(([provider, settings]) => [provider, settings!.apiBaseUrl]));
+  return {
+    apiBaseUrls: { ...PROVIDER_API_BASE_URLS, ...apiBaseUrls },
+    accessTokenFor: async (connection) => (await tokensFor(integrations, connection)).access_token,
+  };
 }
 
 function workoutJobHandlers(deps: Parameters<typeof workoutDeliveryJobHandler>[0]) {

@@ -1,11 +1,13 @@
 /**
  * The adapters of the configured providers: one per provider whose client id and secret are set
- * (domain/integration-settings.ts). Garmin Connect and Wahoo plug in here beside intervals.icu.
+ * (domain/integration-settings.ts): intervals.icu, Garmin Connect and Wahoo.
  */
 import type { IntegrationSettings } from '../../domain/integration-settings.js';
 import type { Provider } from '../../domain/providers.js';
 import type { ProviderAdapter } from './provider.js';
 import { intervalsIcuAdapter } from './intervals-icu/adapter.js';
+import { garminAdapter } from './garmin/adapter.js';
+import { wahooAdapter } from './wahoo/adapter.js';
 
 export type Adapters = Partial<Record<Provider, ProviderAdapter>>;
 
@@ -16,6 +18,8 @@ export interface AdapterOptions {
 
 const FACTORIES: Partial<Record<Provider, (settings: NonNullable<IntegrationSettings['providers'][Provider]>, options: AdapterOptions) => ProviderAdapter>> = {
   intervals_icu: (settings, options) => intervalsIcuAdapter(settings, { listLimit: options.pageSize }),
+  garmin_connect: (settings) => garminAdapter(settings),
+  wahoo: (settings) => wahooAdapter(settings),
 };
 
 export function createAdapters(settings: IntegrationSettings, options: AdapterOptions): Adapters {

@@ -16,6 +16,7 @@ import { newJob } from '../../storage/jobs.js';
 import { openCredentials, sealCredentials, type ProviderTokens } from './credentials.js';
 import type { Adapters } from './adapters.js';
 import type { ProviderAdapter } from './provider.js';
+import { Serializer } from './token-keeper.js';
 
 /** How long an authorization may take at the provider, milliseconds. */
 export const AUTHORIZATION_TTL_MS = 10 * 60_000;
@@ -120,15 +121,43 @@ export function backfillJob(userId: string, connectionId: string, now: number): 
 }
 
 /** Usable tokens for a connection: refreshed (and stored first) when they expire within REFRESH_MARGIN_MS. */
+/** One refresh at a time per connection in this process (Wahoo: never refresh concurrently; Garmin: single-use refresh tokens). */
+const refreshes = new Serializer();
+
+/**
+ * The connection's tokens, refreshed first when they expire within REFRESH_MARGIN_MS. Refreshes of one
+ * connection run one at a time, and each re-reads the connection first: a refresh another job finished
+ * meanwhile is used instead of spending the refresh token again. The new pair is stored, conditionally
+ * on nobody having stored one since, before it is used (Wahoo revokes the old pair once the new access
+ * token is used). Across processes a lost race is settled the same way: the refresh that stored first
+ * wins, and the loser re-reads and uses the stored pair.
+ */
 export async function tokensFor(deps: ConnectionDeps, connection: ConnectionRecord): Promise<ProviderTokens> {
   const key = requireKey(deps);
+  const fresh = (tokens: ProviderTokens) => tokens.expires_at === null || tokens.expires_at - REFRESH_MARGIN_MS > Date.now();
   const tokens = openCredentials(key, connection.credentials);
-  if (tokens.expires_at === null || tokens.expires_at - REFRESH_MARGIN_MS > Date.now()) return tokens;
-  const refreshed = await adapterFor(deps, connection.provider).refresh(tokens);
-  if (!refreshed) return tokens;
-  // Stored before use: Wahoo revokes the old pair once the new access token is used.
-  await deps.store.connections.updateOne({ id: connection.id }, { set: { credentials: sealCredentials(key, refreshed), updated_at: Date.now() } });
-  return refreshed;
+  if (fresh(tokens)) return tokens;
+  return refreshes.run(connection.id, async () => {
+    const current = (await deps.store.connections.get(connection.id)) ?? connection;
+    const stored = openCredentials(key, current.credentials);
+    if (fresh(stored)) return stored;
+    let refreshed: ProviderTokens | null;
+    try {
+      refreshed = await adapterFor(deps, current.provider).refresh(stored);
+    } catch (error) {
+      const after = await deps.store.connections.get(connection.id);
+      if (after && after.updated_at !== current.updated_at) return openCredentials(key, after.credentials);
+      throw error;
+    }
+    if (!refreshed) return stored;
+    const saved = await deps.store.connections.updateOne(
+      { id: current.id, updated_at: current.updated_at },
+      { set: { credentials: sealCredentials(key, refreshed), updated_at: Math.max(Date.now(), current.updated_at + 1) } },
+    );
+    if (saved) return refreshed;
+    const winner = await deps.store.connections.get(connection.id);
+    return winner ? openCredentials(key, winner.credentials) : refreshed;
+  });
 }
 
 /** Revokes at the provider (best effort), drops the tokens and stops the backfill. */

@@ -1,10 +1,9 @@
 /**
  * What workout delivery needs from outside the engine: each provider's API base URL, and the access
  * token of a connection. The token comes through a port, `accessTokenFor(connection)`, because token
- * storage and refresh belong to the integration framework (branch issue15-integrations, not merged when
- * this was written): after the merge, wire its token source here. Until then the engine uses
- * `sealedAccessToken(key)` when given an integration key (tokens sealed by credentials.ts, no refresh),
- * and otherwise refuses deliveries with reason `not_configured`.
+ * storage and refresh belong to the integrations: engine/server.ts wires it to their `tokensFor`
+ * (unsealed, refreshed when due) for the configured providers. Without a configured provider deliveries
+ * are refused with reason `not_configured`. Tests may pass `sealedAccessToken(key)` (no refresh).
  */
 import type { ConnectionRecord } from '../../storage/records.js';
 import type { Provider } from '../../domain/providers.js';
