@@ -121,11 +121,13 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
         throw new PushRejected(PROVIDER, 'body is not JSON');
       }
       // The envelope carries the app's webhook secret; no HMAC [unverified shape].
+      if (typeof envelope !== 'object' || envelope === null) throw new PushRejected(PROVIDER, 'body is not a JSON object');
       if (settings.pushSecret === null || typeof envelope.secret !== 'string' || !sameSecret(envelope.secret, settings.pushSecret)) {
         throw new PushRejected(PROVIDER, 'secret does not match');
       }
       if (!Array.isArray(envelope.events)) return [];
-      return (envelope.events as IntervalsEvent[]).map(pushItemOf);
+      // Every element is checked: a push is input from outside, whatever its secret says.
+      return (envelope.events as unknown[]).map((event) => (isObject(event) ? pushItemOf(event as IntervalsEvent) : { kind: 'ignored', reason: 'an event that is not an object' }));
     },
 
     async dailies(tokens, { oldest, newest }) {
@@ -162,6 +164,10 @@ interface WellnessRecord {
   bodyFat?: number | null;
 }
 
+function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function pushItemOf(event: IntervalsEvent): PushItem {
   const externalUserId = String(event.athlete_id ?? '');
   switch (event.type) {
@@ -169,17 +175,19 @@ function pushItemOf(event: IntervalsEvent): PushItem {
     case 'ACTIVITY_ANALYZED':
     case 'ACTIVITY_UPDATED': {
       const activity = event.activity;
-      if (!activity || activity.id === undefined || !activity.start_date_local) return { kind: 'ignored', reason: `${event.type} without an activity` };
+      if (!isObject(activity) || activity.id === undefined || typeof activity.start_date_local !== 'string') return { kind: 'ignored', reason: `${event.type} without an activity` };
       const id = String(activity.id);
-      return { kind: 'activity', externalUserId, activity: { id, start: Date.parse(activity.start_date ?? `${activity.start_date_local}Z`), file: activity.source === 'STRAVA' ? null : id } };
+      const start = Date.parse(typeof activity.start_date === 'string' ? activity.start_date : `${activity.start_date_local}Z`);
+      if (!Number.isFinite(start)) return { kind: 'ignored', reason: `${event.type} with an unreadable start` };
+      return { kind: 'activity', externalUserId, activity: { id, start, file: activity.source === 'STRAVA' ? null : id } };
     }
     case 'ACTIVITY_DELETED':
-      return event.activity?.id === undefined ? { kind: 'ignored', reason: 'deletion without an id' } : { kind: 'activity_deleted', externalUserId, activityId: String(event.activity.id) };
+      return !isObject(event.activity) || event.activity.id === undefined ? { kind: 'ignored', reason: 'deletion without an id' } : { kind: 'activity_deleted', externalUserId, activityId: String(event.activity.id) };
     case 'APP_SCOPE_CHANGED':
       // `deauthorized: true` with `scope: ""` when the athlete removed the app [unverified].
       return event.deauthorized ? { kind: 'deauthorized', externalUserId } : { kind: 'ignored', reason: 'scope changed' };
     case 'WELLNESS_UPDATED':
-      return { kind: 'dailies', externalUserId, dailies: (event.records ?? []).flatMap(dailiesOf) };
+      return { kind: 'dailies', externalUserId, dailies: (Array.isArray(event.records) ? event.records : []).filter(isObject).flatMap(dailiesOf) };
     default:
       return { kind: 'ignored', reason: `event type ${String(event.type)}` };
   }

@@ -130,6 +130,19 @@ test('a push carries our secret or is rejected; its duplicate parses to the same
   assert.equal(deauthorized, [{ kind: 'deauthorized', externalUserId: 'i1001' }]);
 });
 
+test('a hostile push is rejected or ignored element by element, never a crash', () => {
+  const push = (body: unknown) => adapter.parsePush({ headers: {}, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
+  for (const body of ['null', '1', '"x"', '[]']) assert.throws(() => push(body), (error: unknown) => error instanceof PushRejected);
+  const items = push({
+    secret: 'hook',
+    events: [null, 1, [], { type: 'WELLNESS_UPDATED', records: 5 }, { type: 'WELLNESS_UPDATED', athlete_id: 'i1', records: [null, 7] },
+      { type: 'ACTIVITY_UPLOADED', activity: { id: 'a', start_date_local: 5 } }, { type: 'ACTIVITY_UPLOADED', activity: { id: 'b', start_date_local: 'garbage' } },
+      { type: 'ACTIVITY_DELETED', activity: null }],
+  });
+  assert.equal(items.map((item) => item.kind), ['ignored', 'ignored', 'ignored', 'dailies', 'dailies', 'ignored', 'ignored', 'ignored']);
+  assert.equal(items.filter((item) => item.kind === 'dailies').map((item) => (item as { dailies: unknown[] }).dailies), [[], []]);
+});
+
 test('after disconnect-app the token is refused with 401', async () => {
   const tokens = await connect();
   await adapter.revoke!(tokens);
