@@ -1,6 +1,6 @@
 /**
  * createApp(deps) → the Koa application, without listening (tests mount it on port 0).
- * Middleware order: request id and logs → latency metrics → closing connections whose request was not read to the end →
+ * Middleware order: request id and logs → latency metrics → compression of pages and their assets → closing connections whose request was not read to the end →
  * CORS (API and token endpoint only; it answers preflights itself) → error writer → routes. Each route's chain (route-table.ts) authenticates, checks its scope and parses
  * its body itself.
  */
@@ -13,6 +13,7 @@ import { closeUnreadRequests } from './middleware/close-unread-requests.js';
 import { authenticate, refuseDelegated, requireScope } from './middleware/authenticate.js';
 import { parseBody } from './middleware/parse-body.js';
 import { apiCors } from './middleware/cors.js';
+import { compressPages } from './middleware/compress-pages.js';
 import { RouteTable } from './route-table.js';
 import { addRoutes } from './routes/index.js';
 
@@ -30,6 +31,7 @@ export function createApp(deps: GatewayDeps): Koa {
 
   app.use(logRequests(deps.logger));
   app.use(deps.metrics.observeRequests());
+  app.use(compressPages());
   app.use(closeUnreadRequests());
   app.use(apiCors({ store: deps.store, pagesBase: deps.config.pagesBase, extraOrigins: deps.config.corsAllowedOrigins, logger: deps.logger }));
   app.use(handleErrors());
