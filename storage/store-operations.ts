@@ -7,27 +7,35 @@
  * delete blobs) and receives their results, so SQLite drives it synchronously inside one
  * transaction and MongoDB drives it with `await`, with or without a session.
  */
-import { StoreUsageError, type BatchOp, type Change, type CollectionName, type Doc, type Filter, type JobRecord, type Sort } from './store.js';
+import { BatchConditionError, StoreUsageError, type BatchOp, type Change, type CollectionName, type Doc, type Filter, type JobRecord, type Sort } from './store.js';
 import { COLLECTION_NAMES, SCHEMA } from './schema.js';
 
 type AnyFilter = Filter<Doc> & Record<string, unknown>;
 
 export type BatchStep = { collection: CollectionName } & (
   | { kind: 'insert' | 'put'; doc: Doc }
-  | { kind: 'update'; filter: AnyFilter; change: Change<Doc> }
+  | { kind: 'update'; filter: AnyFilter; change: Change<Doc>; expect: number | null }
   | { kind: 'delete'; filter: AnyFilter }
 );
+
+/** Throws BatchConditionError when an update step with an `expect` matched another number of records. */
+export function checkMatched(step: Extract<BatchStep, { kind: 'update' }>, matched: number): void {
+  if (step.expect !== null && matched !== step.expect) throw new BatchConditionError(step.collection, step.expect, matched);
+}
 
 /** Reads one `BatchOp` (checking its collection, which arrives as data). */
 export function batchStep(op: BatchOp): BatchStep {
   const collection = op.collection;
   if (!Object.hasOwn(SCHEMA, collection)) throw new StoreUsageError(`batch: unknown collection ${JSON.stringify(collection)}`);
-  const loose = op as { insert?: Doc; put?: Doc; update?: AnyFilter; change?: Change<Doc>; delete?: AnyFilter };
+  const loose = op as { insert?: Doc; put?: Doc; update?: AnyFilter; change?: Change<Doc>; expect?: number; delete?: AnyFilter };
   if (loose.insert !== undefined) return { collection, kind: 'insert', doc: loose.insert };
   if (loose.put !== undefined) return { collection, kind: 'put', doc: loose.put };
   if (loose.update !== undefined) {
     if (loose.change === undefined) throw new StoreUsageError(`batch: update of ${collection} has no change`);
-    return { collection, kind: 'update', filter: loose.update, change: loose.change };
+    if (loose.expect !== undefined && !(Number.isSafeInteger(loose.expect) && loose.expect >= 0)) {
+      throw new StoreUsageError(`batch: update of ${collection} expects ${loose.expect} records; expected a count`);
+    }
+    return { collection, kind: 'update', filter: loose.update, change: loose.change, expect: loose.expect ?? null };
   }
   if (loose.delete !== undefined) return { collection, kind: 'delete', filter: loose.delete };
   throw new StoreUsageError(`batch: op on ${collection} names no insert, put, update or delete`);

@@ -190,7 +190,8 @@ export type BatchOp = {
   [C in CollectionName]:
     | { collection: C; insert: RecordOf<C> }
     | { collection: C; put: RecordOf<C> }
-    | { collection: C; update: Filter<RecordOf<C>>; change: Change<RecordOf<C>> }
+    /** `expect`: the number of records the filter must match, or the whole batch fails with BatchConditionError. */
+    | { collection: C; update: Filter<RecordOf<C>>; change: Change<RecordOf<C>>; expect?: number }
     | { collection: C; delete: Filter<RecordOf<C>> };
 }[CollectionName];
 
@@ -271,6 +272,14 @@ export class DuplicateKeyError extends Error {
   constructor(readonly collection: string, detail: string) {
     super(`store: duplicate key in ${collection}: ${detail}`);
     this.name = 'DuplicateKeyError';
+  }
+}
+
+/** Thrown by `batch` when an update's filter matched another number of records than its `expect`; nothing was written. */
+export class BatchConditionError extends Error {
+  constructor(readonly collection: string, readonly expected: number, readonly matched: number) {
+    super(`store: batch update of ${collection} matched ${matched} records, expected ${expected}; nothing was written`);
+    this.name = 'BatchConditionError';
   }
 }
 

@@ -6,7 +6,7 @@
  * traces stay, as measurements in their own right). Kept honest by test/gateway/tests-records.test.ts.
  */
 import { z } from 'zod';
-import type { Filter, TestRecord } from '../../storage/store.js';
+import { BatchConditionError, type Filter, type TestRecord } from '../../storage/store.js';
 import { dateSchema } from '../../domain/time.js';
 import { newEvent } from '../../storage/events.js';
 import { sportFilters, sportParameters } from '../schemas/activity-filters.js';
@@ -106,10 +106,16 @@ export function testRoutes(table: RouteTable, deps: GatewayDeps): void {
       const existing = await ownTest(store, ctx.state.input.test_id, ctx.state.auth.userId);
       const record = testFromInput(existing.user_id, ctx.state.body as TestInput, ctx.state.auth, existing);
       const { id: _id, ...fields } = record;
-      await conditionally(store.batch([
-        { collection: 'tests', update: { id: existing.id, updated_at: existing.updated_at }, change: { set: fields } },
-        { collection: 'events', insert: newEvent(record.user_id, 'test_updated', record.id) },
-      ]), async () => (await store.tests.get(existing.id))?.updated_at === record.updated_at);
+      // Conditional on the version read: a concurrent write in between is a 409, and then no event is written.
+      try {
+        await store.batch([
+          { collection: 'tests', update: { id: existing.id, updated_at: existing.updated_at }, change: { set: fields }, expect: 1 },
+          { collection: 'events', insert: newEvent(record.user_id, 'test_updated', record.id) },
+        ]);
+      } catch (error) {
+        if (error instanceof BatchConditionError) throw new HttpError(409, 'the test changed while it was replaced; retry', { code: 'conflict' });
+        throw error;
+      }
       deps.wakeEvents?.();
       ctx.body = presentTestSummary(record, ctx.state.auth);
     },
@@ -157,12 +163,3 @@ async function testDetails(deps: GatewayDeps, test: TestRecord, mode: 'auto' | '
   };
 }
 
-/**
- * A batch whose update is conditional on the version read: a batch reports no match count, so `applied`
- * checks afterwards that the record is at the version written; a concurrent write in between is a 409 (its
- * `test_updated` event was still recorded: receivers re-read the test, so a spare event is harmless).
- */
-async function conditionally(write: Promise<void>, applied: () => Promise<boolean>): Promise<void> {
-  await write;
-  if (!(await applied())) throw new HttpError(409, 'the test changed while it was replaced; retry', { code: 'conflict' });
-}

@@ -12,7 +12,7 @@
 import { MongoClient, type ClientSession, type Db, type IndexDescription } from 'mongodb';
 import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
 import { COLLECTION_NAMES, SCHEMA, indexName, type IndexSpec } from '../schema.js';
-import { batchStep, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
+import { batchStep, checkMatched, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
 import { MongoCollection, type StoredDoc } from './mongo-collection.js';
 import { MongoBlobs } from './mongo-blobs.js';
 import { DEFAULT_DATABASE, databaseNamedBy } from './uri.js';
@@ -105,7 +105,7 @@ function mongoStore(client: MongoClient, db: Db, blobs: MongoBlobs, transactions
           switch (step.kind) {
             case 'insert': await collection.insert(step.doc, session); break;
             case 'put': await collection.put(step.doc, session); break;
-            case 'update': await collection.updateMany(step.filter, step.change, session); break;
+            case 'update': checkMatched(step, await collection.updateMany(step.filter, step.change, session)); break;
             case 'delete': await collection.deleteMany(step.filter, session); break;
           }
         }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
 import { COLLECTION_NAMES, SCHEMA, indexName } from '../schema.js';
-import { batchStep, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
+import { batchStep, checkMatched, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
 import { SqliteCollection, type SqliteHandle } from './sqlite-collection.js';
 import { SqliteBlobs, BLOBS_SCHEMA } from './sqlite-blobs.js';
 import { fieldExpression } from './sql-filter.js';
@@ -117,7 +117,7 @@ export async function openSqliteStore(options: { file: string }): Promise<Store>
           switch (step.kind) {
             case 'insert': collection.insertNow(step.doc); break;
             case 'put': collection.putNow(step.doc); break;
-            case 'update': collection.updateManyNow(step.filter, step.change); break;
+            case 'update': checkMatched(step, collection.updateManyNow(step.filter, step.change)); break;
             case 'delete': collection.deleteManyNow(step.filter); break;
           }
         }

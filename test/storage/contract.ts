@@ -6,7 +6,7 @@
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import {
-  DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,
+  BatchConditionError, DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,
 } from '../../storage/store.js';
 import { COLLECTION_NAMES, SCHEMA } from '../../storage/schema.js';
 import {
@@ -531,6 +531,21 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.is((await store.activities.get('act1'))?.sport, 'cycling.road');
     assert.is(await store.dailies.get('d1'), null);
     assert.is((await store.events.get('e1'))?.event_type, 'x');
+  });
+
+  test('fails the whole batch when an update matches another number of records than it expects', async () => {
+    await store.activities.insert(activity('act1', 'u1'));
+    await rejects(() => store.batch([
+      { collection: 'dailies', insert: daily('d1', 'u1') },
+      { collection: 'activities', update: { id: 'act1', sport: 'running' }, change: { set: { sport: 'rowing' } }, expect: 1 },
+    ]), BatchConditionError);
+    assert.is(await store.dailies.get('d1'), null, 'nothing of the batch is written');
+    await store.batch([
+      { collection: 'activities', update: { id: 'act1', sport: 'cycling.road' }, change: { set: { sport: 'rowing' } }, expect: 1 },
+      { collection: 'dailies', insert: daily('d1', 'u1') },
+    ]);
+    assert.is((await store.activities.get('act1'))?.sport, 'rowing');
+    assert.ok(await store.dailies.get('d1'));
   });
 
   // --- writes that must happen once --------------------------------------------------------
