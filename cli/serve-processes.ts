@@ -46,7 +46,8 @@ export async function servePrimary(env: Record<string, string | undefined>, proc
   const storeOptions = storeOptionsFor(gatewayConfig.store);
   const store = await openStore(storeOptions);
   logger.info(storeLocation(storeOptions), 'store opened');
-  const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }) });
+  // No gateway runs here: the engine reports this process's own metrics (memory, CPU, event loop).
+  const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }), processMetrics: true });
 
   let closing = false;
   let announced = false;

@@ -12,7 +12,7 @@ try {
   const storeOptions = storeOptionsFor(config.store);
   const store = await openStore(storeOptions);
   logger.info(storeLocation(storeOptions), 'store opened');
-  const engine = await startEngine({ config, store, logger });
+  const engine = await startEngine({ config, store, logger, processMetrics: true });
   logger.info({ address: engine.address, threads: config.engineThreads, backend: store.backend }, 'engine listening');
   exitOnSignals(logger, async () => {
     await engine.close();

@@ -8,10 +8,25 @@
  * Under `threshold serve` with several gateway processes, the engine runs in the primary process and
  * adds the gateways' metrics, aggregated across processes (prom-client's AggregatorRegistry over the
  * cluster's IPC channel), so one scrape sees every process.
- * test/gateway/metrics.test.ts keeps it honest.
+ *
+ * When no gateway runs in the engine's process (`start:engine`, compose's engine service, the primary
+ * of `threshold serve` on several cores), the engine also reports that process's own metrics — prom-client's
+ * default `process_*` and `nodejs_*` — with the label `process="engine"`. A label rather than a
+ * `threshold_engine_` prefix: they are the same quantities as the gateway's, so one query, one dashboard
+ * panel and one alert cover both (`sum by (process) (process_resident_memory_bytes)`), and standard
+ * Node.js dashboards keep working. The scrape target is the gateway, so its own process metrics stay
+ * unlabelled, as for any target; the engine's, reached through it, are the labelled ones. The two texts
+ * are joined family by family (domain/prometheus-text.ts), so each family is declared once. In one
+ * process (`npm start`) the gateway's collectors already describe the whole process and the engine adds
+ * none, so nothing is counted twice.
+ *
+ * Job failures start at 0 for every kind, so the series exist before the first failure and `increase()`
+ * sees it. test/gateway/metrics.test.ts (one process) and test/gateway/metrics-processes.test.ts
+ * (separate processes, `threshold serve` on several cores, an engine that is down) keep it honest.
  */
 import cluster from 'node:cluster';
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { mergeExpositions } from '../domain/prometheus-text.js';
 import type { Store } from '../storage/store.js';
 import type { EnginePool } from './pool/pool.js';
 
@@ -27,9 +42,18 @@ export interface EngineMetrics {
   text(): Promise<string>;
 }
 
-export function createEngineMetrics(options: { store: Store; pool: EnginePool; jobKinds: readonly string[] }): EngineMetrics {
+export interface EngineMetricsOptions {
+  store: Store;
+  pool: EnginePool;
+  jobKinds: readonly string[];
+  /** True when no gateway runs in this process: report its CPU, memory and event loop, labelled process="engine". */
+  processMetrics: boolean;
+}
+
+export function createEngineMetrics(options: EngineMetricsOptions): EngineMetrics {
   const { store, pool, jobKinds } = options;
   const registry = new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry, labels: { process: 'engine' } });
   const rpc = new Histogram({
     name: 'threshold_engine_rpc_duration_seconds', help: 'Engine RPC latency, by method and gRPC status.',
     labelNames: ['method', 'code'], buckets: RPC_BUCKETS, registers: [registry],
@@ -38,6 +62,7 @@ export function createEngineMetrics(options: { store: Store; pool: EnginePool; j
     name: 'threshold_job_failures_total', help: 'Failed job attempts, by kind; final = no retry follows.',
     labelNames: ['kind', 'final'], registers: [registry],
   });
+  for (const kind of jobKinds) for (const final of ['false', 'true']) failures.inc({ kind, final }, 0);
   new Gauge({
     name: 'threshold_engine_pool_threads', help: 'Worker threads in the compute pool.', registers: [registry],
     collect() { this.set(pool.stats().threads); },
@@ -85,7 +110,7 @@ export function createEngineMetrics(options: { store: Store; pool: EnginePool; j
       const own = await registry.metrics();
       const workers = Object.keys(cluster.workers ?? {}).length;
       if (aggregator === null || workers === 0) return own;
-      return `${own}\n${await (await aggregator.clusterMetrics())}`;
+      return mergeExpositions([own, await aggregator.clusterMetrics()]);
     },
   };
 }

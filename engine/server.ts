@@ -59,6 +59,12 @@ export interface StartEngineOptions {
   address?: string;
   /** Scheduled-workout delivery: provider API base URLs and the access-token port (delivery-options.ts). */
   workouts?: Partial<WorkoutDeliveryOptions>;
+  /**
+   * True when no gateway runs in this process (`start:engine`, the primary of `threshold serve` on several
+   * cores): the engine's metrics then include the process's own, labelled process="engine" (metrics.ts).
+   * Default false: beside a gateway, the gateway's collectors already cover the process.
+   */
+  processMetrics?: boolean;
 }
 
 export interface RunningEngine {
@@ -95,7 +101,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     [POLL_JOB]: pollJobHandler(integrations),
     ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions({ ...integrationWorkoutOptions(config, integrations), ...options.workouts }) }),
   };
-  const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers) });
+  const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers), processMetrics: options.processMetrics ?? false });
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS, observe: metrics.observeRpc };
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
   const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };

@@ -1,7 +1,8 @@
 /**
  * The gateway's Prometheus metrics, in a registry of its own (prom-client): HTTP latency by method,
  * route template and status class, engine calls by method and gRPC status as the gateway sees them, and
- * the process's own (CPU, memory, event-loop lag, with prom-client's default collectors).
+ * the process's own (CPU, memory, event-loop lag, with prom-client's default collectors; unlabelled, as
+ * the scrape target's own: an engine running apart reports its process's with `process="engine"`).
  *
  * Route labels are the router's path templates (`/api/v1/activities/{activity_id}` style, as matched),
  * never raw paths: ids and query strings would make the label set unbounded and could leak data.

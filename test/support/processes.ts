@@ -1,8 +1,13 @@
-/** Running the built entry points as real child processes and reading their JSON log lines. */
+/**
+ * Running the built entry points as real child processes and reading their JSON log lines; the whole
+ * service started that way, split as in production (`startSeparateProcesses`, `startServeProcesses`).
+ */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { REPO_ROOT } from './paths.js';
+import { tempDir } from './stack.js';
 
 export interface RunningProcess {
   child: ChildProcess;
@@ -110,4 +115,88 @@ function cliResult(status: number | null, stdout: string, stderr: string): CliRe
     json = null;
   }
   return { status, json, stdout, stderr };
+}
+
+/** The service running in child processes, however it was split, as a test talks to it. */
+export interface ServiceProcesses {
+  baseUrl: string;
+  /** The engine's gRPC address. */
+  engineAddress: string;
+  /** Every process of the service: `[engine, gateway]` when run apart, `[serve]` under `threshold serve`. */
+  processes: RunningProcess[];
+  get(urlPath: string, token?: string): Promise<Response>;
+  /** A new user and an access token carrying `scopes`, made with the CLI on the service's store. */
+  userWithToken(scopes: string[]): { userId: string; token: string };
+  /** Kills every process (a stopped one too) and removes the data directory. */
+  stop(): Promise<void>;
+}
+
+/** The issuer every token is minted for; the gateways listen on port 0 whatever it says. */
+const ISSUER = 'http://localhost:8080';
+
+/**
+ * `start:engine` and `start:gateway` as two processes on one temporary store (compose's layout), the
+ * engine on port 0 with one worker thread. Resolves once the gateway listens.
+ */
+export async function startSeparateProcesses(env: Record<string, string> = {}): Promise<ServiceProcesses> {
+  const common = { DATA_DIR: tempDir(), LOG_LEVEL: 'info', ENGINE_THREADS: '1', BASE_URL: ISSUER, ...env };
+  const engine = startProcess('dist/engine/main.js', { ...common, ENGINE_ADDRESS: '127.0.0.1:0' });
+  const processes = [engine];
+  try {
+    const { address } = await engine.waitForLog((line) => line.msg === 'engine listening');
+    const gateway = startProcess('dist/gateway/main.js', { ...common, PORT: '0', PAGES_PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: String(address) });
+    processes.push(gateway);
+    const { port } = await gateway.waitForLog((line) => line.msg === 'gateway listening');
+    return serviceProcesses({ baseUrl: `http://127.0.0.1:${port}`, engineAddress: String(address) }, processes, common);
+  } catch (error) {
+    await stopAll(processes, common.DATA_DIR);
+    throw error;
+  }
+}
+
+/** `threshold serve` with `gatewayProcesses` HTTP processes and the engine in the primary. Resolves once every one listens. */
+export async function startServeProcesses(gatewayProcesses: number, env: Record<string, string> = {}): Promise<ServiceProcesses> {
+  const common = { DATA_DIR: tempDir(), LOG_LEVEL: 'info', ENGINE_THREADS: '1', BASE_URL: ISSUER, ...env };
+  const serve = startProcess('dist/cli/threshold.js', {
+    ...common, PORT: '0', PAGES_PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', GATEWAY_PROCESSES: String(gatewayProcesses),
+  }, ['serve']);
+  try {
+    const pids = new Set<unknown>();
+    let port: unknown;
+    while (pids.size < gatewayProcesses) {
+      const line = await serve.waitForLog((entry) => entry.msg === 'gateway listening' && !pids.has(entry.pid));
+      pids.add(line.pid);
+      port = line.port;
+    }
+    const { engine } = await serve.waitForLog((line) => line.msg === 'threshold is running');
+    return serviceProcesses({ baseUrl: `http://127.0.0.1:${port}`, engineAddress: String(engine) }, [serve], common);
+  } catch (error) {
+    await stopAll([serve], common.DATA_DIR);
+    throw error;
+  }
+}
+
+function serviceProcesses(
+  { baseUrl, engineAddress }: { baseUrl: string; engineAddress: string }, processes: RunningProcess[], env: Record<string, string> & { DATA_DIR: string },
+): ServiceProcesses {
+  return {
+    baseUrl,
+    engineAddress,
+    processes,
+    get: (urlPath, token) => fetch(`${baseUrl}${urlPath}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } }),
+    userWithToken(scopes) {
+      const user = runCli(['user', 'create', '--email', `${Math.random().toString(36).slice(2)}@example.com`], env);
+      if (user.status !== 0) throw new Error(`user create: ${user.stderr}`);
+      const userId = (user.json as { id: string }).id;
+      const minted = runCli(['token', 'mint', '--user', userId, '--scopes', scopes.join(' ')], env);
+      if (minted.status !== 0) throw new Error(`token mint: ${minted.stderr}`);
+      return { userId, token: (minted.json as { access_token: string }).access_token };
+    },
+    stop: () => stopAll(processes, env.DATA_DIR),
+  };
+}
+
+async function stopAll(processes: RunningProcess[], dataDir: string): Promise<void> {
+  for (const running of processes) await running.stop('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -11,14 +11,14 @@ export interface SourceBody {
   warnings: string[];
 }
 
-export async function upload(stack: TestStack, token: string, files: { name: string; bytes: Uint8Array | string }[]): Promise<Response> {
+export async function upload(stack: Pick<TestStack, 'baseUrl'>, token: string, files: { name: string; bytes: Uint8Array | string }[]): Promise<Response> {
   const form = new FormData();
   for (const file of files) form.append('files', new Blob([file.bytes]), file.name);
   return fetch(`${stack.baseUrl}/api/v1/activities/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
 }
 
 /** Polls the source until it leaves `processing`, or fails after `timeoutMs`. */
-export async function settled(stack: TestStack, token: string, sourceId: string, timeoutMs = 20_000): Promise<SourceBody> {
+export async function settled(stack: Pick<TestStack, 'get'>, token: string, sourceId: string, timeoutMs = 20_000): Promise<SourceBody> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const source = (await (await stack.get(`/api/v1/profile/sources/${sourceId}`, token)).json()) as SourceBody;
