@@ -170,7 +170,7 @@ test('permissions withdrawn by push stop activity and daily imports and workout 
   assert.not.match(await page(user.jar), 'Not shared by');
 });
 
-test('a connection made without HISTORICAL_DATA_EXPORT reports the skipped history once and on the page, and backfills once granted', async () => {
+test('a connection made without HISTORICAL_DATA_EXPORT reports the skipped history once and on the page, and backfills once granted (the same grant twice changes nothing)', async () => {
   const user = await connectGarmin('g-nohist', ['ACTIVITY_EXPORT', 'HEALTH_EXPORT', 'WORKOUT_IMPORT'], [activity('g-nohist', 40)]);
   const stopped = await until('backfill stopped', async () => {
     const current = await connection(user.userId);
@@ -209,6 +209,13 @@ test('a connection made without HISTORICAL_DATA_EXPORT reports the skipped histo
   await deliverPushes();
   await until('history imported', () => imported(user.userId, 'g-nohist-40').then((done) => done || undefined));
   assert.not.match(await page(user.jar), 'Not shared by');
+
+  const asked = garmin.requests(/^\/wellness-api\/rest\/backfill\//).length;
+  garmin.resendPermissionsChange('g-nohist', ALL, Math.floor(garmin.clock.now() / 1000)); // the same change again
+  await deliverPushes();
+  const again = await connection(user.userId);
+  assert.equal([again.permissions, again.backfill_done, again.backfill_withheld], [ALL, true, false], 'the same change twice changes nothing');
+  assert.is(garmin.requests(/^\/wellness-api\/rest\/backfill\//).length, asked, 'and asks for no history again');
 });
 
 test.run();
