@@ -503,6 +503,15 @@ export interface ConnectionRecord {
   newest_seen?: number | null;
   /** The last problem the sync met (rate limit, provider error), shown in backfill-status; null when fine. */
   sync_error?: { code: string; message: string; at: number } | null;
+  /**
+   * What the user granted at the provider, in plain (Garmin's permissions: ACTIVITY_EXPORT …), read by the
+   * engine's gates and the portal (domain/provider-permissions.ts); absent or null when unknown.
+   */
+  permissions?: string[] | null;
+  /** When `permissions` was last known true at the provider, Unix ms: a change dated earlier is stale. */
+  permissions_at?: number | null;
+  /** The backfill stopped because the provider withholds history; it resumes at backfill_cursor once granted. */
+  backfill_withheld?: boolean;
   created_at: number;
   updated_at: number;
 }

@@ -9,7 +9,8 @@
  * (its lease is renewed meanwhile); a long one (a daily quota), or none named after repeated 429s, puts the
  * job back in the queue until then (RescheduleJob) with its place kept. A provider 5xx on one file is
  * retried, then that activity is skipped and reported (`sync_error`), never blocking the rest. A refused
- * token ends the backfill with the connection marked action_required.
+ * token ends the backfill with the connection marked action_required. History the provider withholds (a
+ * permission not granted, known beforehand or answered) ends it keeping its place, until granted again.
  *
  * test/engine/integrations/backfill.test.ts and test/gateway/backfill-crash.test.ts keep it honest.
  */
@@ -22,6 +23,8 @@ import { importActivity } from './import-activity.js';
 import { AuthorizationRevoked, backoffMs, ProviderError, RateLimited, type ProviderAdapter, type RemoteActivity } from './provider.js';
 import type { ProviderTokens } from './credentials.js';
 import { upsertDaily } from '../../storage/dailies.js';
+import { describeWithheld, withheld } from '../../domain/provider-permissions.js';
+import { HISTORY_NEEDS } from './permission-change.js';
 
 /** Waits up to this long inside the job; longer waits requeue it, milliseconds. */
 export const MAX_INLINE_WAIT_MS = 60_000;
@@ -38,10 +41,13 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
       for (;;) {
         const connection = await deps.store.connections.get(connectionId);
         if (!connection || connection.status !== 'connected' || connection.backfill_done) return;
+        const missing = withheld(connection, ...HISTORY_NEEDS);
+        if (missing.length > 0) return stopWithheld(deps, connection, newest, describeWithheld(connection.provider, missing));
         const adapter = adapterFor(deps, connection.provider);
         try {
           const tokens = await tokensFor(deps, connection);
           const page = await limiter.call(() => adapter.listHistory(tokens, { cursor: connection.backfill_cursor ?? null, oldest, newest }));
+          if (page.withheld !== undefined) return stopWithheld(deps, connection, newest, page.withheld);
           for (const activity of page.activities) {
             if (signal.aborted) throw signal.reason;
             if (activity.start < oldest) continue;
@@ -51,7 +57,7 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
             });
           }
           const done = page.next === null;
-          if (done && adapter.dailies) {
+          if (done && adapter.dailies && withheld(connection, 'dailies').length === 0) {
             try {
               await importDailies(deps.store, adapter, connection.user_id, tokens, oldest, newest, limiter);
             } catch (error) {
@@ -81,6 +87,18 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
       });
     },
   };
+}
+
+/**
+ * The provider withholds history (a permission the user did not grant): the backfill ends here as done, so
+ * polling takes over, keeping its place (`backfill_cursor`) and saying so (`backfill_withheld`) for
+ * permission-change.ts to resume it once granted. Loaded back to the connection; reported once.
+ */
+async function stopWithheld(deps: ConnectionDeps, connection: ConnectionRecord, newest: number, message: string): Promise<void> {
+  const note = connection.sync_error?.code === 'permission_missing' ? {} : { sync_error: { code: 'permission_missing', message, at: Date.now() } };
+  await deps.store.connections.updateOne({ id: connection.id, status: 'connected' }, {
+    set: { backfill_done: true, backfill_withheld: true, backfill_loaded_until: connection.backfill_loaded_until ?? newest, ...note },
+  });
 }
 
 async function importOne(deps: ConnectionDeps & { logger: Logger }, adapter: ProviderAdapter, connection: ConnectionRecord, tokens: ProviderTokens, activity: RemoteActivity, limiter: Throttle): Promise<void> {

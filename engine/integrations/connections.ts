@@ -1,7 +1,8 @@
 /**
  * Provider connections: starting an authorization (state bound to the browser that asked, PKCE where the
  * provider takes it), completing it (code exchange, tokens sealed with the integration key, the backfill
- * queued in the same batch as the connection), handing out usable tokens (refreshed and stored before
+ * queued in the same batch as the connection, what the user granted kept in plain for the gates of
+ * domain/provider-permissions.ts), handing out usable tokens (refreshed and stored before
  * expiry: Garmin and Wahoo rotate the refresh token, and Wahoo's old pair dies once the new one is used),
  * and disconnecting (revoked at the provider where it documents how; tokens dropped).
  *
@@ -10,6 +11,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Provider } from '../../domain/providers.js';
+import { permissionsFromScope } from '../../domain/provider-permissions.js';
 import type { ConnectionRecord, JobRecord, ProviderAuthorizationRecord, Store } from '../../storage/store.js';
 import { newId } from '../../storage/ids.js';
 import { newJob } from '../../storage/jobs.js';
@@ -98,7 +100,9 @@ export async function completeConnection(
 async function connect(deps: ConnectionDeps, userId: string, provider: Provider, externalUserId: string, tokens: ProviderTokens, now: number): Promise<void> {
   const credentials = sealCredentials(requireKey(deps), tokens);
   const existing = await deps.store.connections.findOne({ user_id: userId, provider });
-  const fresh = { external_user_id: externalUserId, credentials, status: 'connected' as const, backfill_loaded_until: null, backfill_done: false, backfill_cursor: null, sync_error: null, updated_at: now };
+  // What the user granted, in plain beside the sealed tokens (a permission change updates it), true as of now.
+  const permissions = { permissions: permissionsFromScope(provider, tokens.scope), permissions_at: now, backfill_withheld: false };
+  const fresh = { external_user_id: externalUserId, credentials, status: 'connected' as const, backfill_loaded_until: null, backfill_done: false, backfill_cursor: null, sync_error: null, ...permissions, updated_at: now };
   const id = existing?.id ?? newId();
   const job = backfillJob(userId, id, now);
   if (existing) {

@@ -3,12 +3,14 @@
  * polling"; Wahoo has no deauthorization webhook): every INTEGRATION_POLL_MS each connection whose backfill
  * is done gets one `provider_poll:<connection id>` job, which lists from now back to a day before the
  * newest activity seen and imports what is new (import-activity.ts skips what was imported already).
- * One job per connection at a time: the key is unique, and a finished one is queued again.
+ * One job per connection at a time: the key is unique, and a finished one is queued again. A connection
+ * whose user withdrew activities at the provider (domain/provider-permissions.ts) is not polled.
  */
 import type { Logger } from '../../domain/logger.js';
 import type { ConnectionRecord } from '../../storage/store.js';
 import { newJob } from '../../storage/jobs.js';
 import type { JobHandler } from '../jobs/runner.js';
+import { withheld } from '../../domain/provider-permissions.js';
 import { AuthorizationRevoked } from './provider.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity } from './import-activity.js';
@@ -24,6 +26,7 @@ export function pollJobHandler(deps: ConnectionDeps): JobHandler {
     async run(job, signal) {
       const connection = await deps.store.connections.get(String(job.payload.connection_id));
       if (!connection || connection.status !== 'connected') return;
+      if (withheld(connection, 'activities').length > 0) return; // the user withdrew activities at the provider
       const adapter = adapterFor(deps, connection.provider);
       const now = Date.now();
       const oldest = (connection.newest_seen ?? now - 30 * 86_400_000) - POLL_OVERLAP_MS;

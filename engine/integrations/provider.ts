@@ -11,7 +11,8 @@
  *   answers a backfill window with 202 and delivers later by push/ping. All three hide behind an
  *   opaque `cursor` string the framework persists after every page and hands back unchanged.
  * - Push: Garmin has no signature (check the `garmin-client-id` header); intervals.icu puts `secret` in
- *   the envelope; Wahoo puts `webhook_token` in the body.
+ *   the envelope; Wahoo puts `webhook_token` in the body. Garmin also pushes permission changes, which
+ *   the framework stores on the connection (domain/provider-permissions.ts gates the work).
  *
  * Deliberately not here: storage, sealing (credentials.ts), scheduling, retries (the framework's
  * back-off reads `RateLimited`). Kept honest by test/engine/integrations/*.test.ts against stand-ins.
@@ -80,6 +81,11 @@ export interface HistoryPage {
    * request, and its activities will arrive by push. The framework then counts the window as loaded.
    */
   deferred?: boolean;
+  /**
+   * The provider withholds history (Garmin's backfill 403 without HISTORICAL_DATA_EXPORT): the walk stops
+   * here and keeps its place, to resume once the user grants it; the text says so, for the user.
+   */
+  withheld?: string;
 }
 
 /** A push the provider sent, parsed and verified. Several users' items may share one body. */
@@ -88,6 +94,8 @@ export type PushItem =
   | { kind: 'activity_deleted'; externalUserId: string; activityId: string }
   | { kind: 'dailies'; externalUserId: string; dailies: RemoteDaily[] }
   | { kind: 'deauthorized'; externalUserId: string }
+  /** What the user now grants at the provider (Garmin `userPermissionsChange`); `changedAt` Unix ms, null when not dated. */
+  | { kind: 'permissions'; externalUserId: string; permissions: string[]; changedAt: number | null }
   | { kind: 'ignored'; reason: string };
 
 /** One daily value from a provider (providers.md "Dailies and wellness"), in the interface's units. */

@@ -2,10 +2,12 @@
  * Provider pushes, durably: `acceptPush` verifies a push (the adapter checks its secret) and stores its
  * parsed items as one `provider_push` job before the gateway answers 200, so a crash after the answer loses
  * nothing; the job then imports each activity (keyed by provider activity id, so the duplicates providers
- * send are harmless), writes dailies through upsertDaily (never over a manual value), and marks a
- * deauthorized connection action_required. Items for users we do not know are dropped.
+ * send are harmless), writes dailies through upsertDaily (never over a manual value), marks a
+ * deauthorized connection action_required, and stores a permission change (permission-change.ts). An
+ * activity or dailies for a connection whose user withdrew that permission (domain/provider-permissions.ts)
+ * is dropped, as are items for users we do not know.
  *
- * test/gateway/integrations.test.ts keeps it honest.
+ * test/gateway/integrations.test.ts and test/gateway/garmin-permissions.test.ts keep it honest.
  */
 import type { Provider } from '../../domain/providers.js';
 import type { JsonObject, Store } from '../../storage/store.js';
@@ -15,6 +17,8 @@ import type { JobHandler } from '../jobs/runner.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity } from './import-activity.js';
 import type { PushItem, PushRequest } from './provider.js';
+import { applyPermissionChange } from './permission-change.js';
+import { withheld } from '../../domain/provider-permissions.js';
 
 export const PUSH_JOB = 'provider_push';
 
@@ -38,9 +42,12 @@ export function pushJobHandler(deps: ConnectionDeps): JobHandler {
         // Every connection of that provider account (two of our users may have connected the same one).
         for (const connection of await liveConnections(deps.store, provider, item.externalUserId)) {
         if (item.kind === 'deauthorized') await markActionRequired(deps.store, connection.id, `${provider}: the user removed the app's access`);
+        else if (item.kind === 'permissions') await applyPermissionChange(deps, connection.id, item.permissions, item.changedAt);
         else if (item.kind === 'dailies') {
+          if (withheld(connection, 'dailies').length > 0) continue; // HEALTH_EXPORT withdrawn: nothing of it is kept
           for (const daily of item.dailies) await upsertDaily(deps.store, { userId: connection.user_id, measure: daily.measure, date: daily.date, value: daily.value, source: provider });
         } else if (item.kind === 'activity') {
+          if (withheld(connection, 'activities').length > 0) continue; // ACTIVITY_EXPORT withdrawn: not imported
           const tokens = await tokensFor(deps, connection);
           await importActivity(deps, adapter, connection.user_id, tokens, item.activity);
           await deps.store.connections.updateOne({ id: connection.id }, { set: { newest_seen: Math.max(connection.newest_seen ?? 0, item.activity.start) } });

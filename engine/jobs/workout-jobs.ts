@@ -17,6 +17,7 @@ import type { Logger } from '../../domain/logger.js';
 import type { Store } from '../../storage/store.js';
 import type { ConnectionRecord, JsonObject, WorkoutDelivery, WorkoutRecord } from '../../storage/records.js';
 import { PROVIDERS, type Provider } from '../../domain/providers.js';
+import { describeWithheld, withheld } from '../../domain/provider-permissions.js';
 import { parseSwf } from '../../domain/workouts/swf.js';
 import { DeliveryRefused, DeliveryUnavailable, type ProviderHttp } from '../workouts/provider-http.js';
 import { WORKOUT_SENDERS } from '../workouts/senders.js';
@@ -80,6 +81,9 @@ async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery
       if (!connection || connection.status !== 'connected') {
         throw new DeliveryRefused('not_connected', `${provider} is ${connection ? connection.status.replace('_', ' ') : 'no longer connected'}`);
       }
+      // A permission the user withdrew at the provider (Garmin WORKOUT_IMPORT): refused here, the provider is not called.
+      const missing = withheld(connection, 'workouts');
+      if (missing.length > 0) throw new DeliveryRefused('permission_missing', describeWithheld(provider, missing));
       const http = await httpFor(deps, connection, signal);
       sent.to = { connection, http };
       const warnings = await WORKOUT_SENDERS[provider].deliver({ view: workoutView, connection, http, remote, save: () => save({}) });

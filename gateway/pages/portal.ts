@@ -9,12 +9,14 @@
  * checked against the application's redirect URIs when the link was made; without one the page tells the
  * user to close it ("without it the portal tells the user to close the page"). Connect buttons arrive
  * with the integrations (issue 15): until a platform is configured here the page says so instead of
- * offering a button that cannot work. Kept honest by test/gateway/portal.test.ts and
- * test/browser/portal.test.ts.
+ * offering a button that cannot work. A live connection lists the permissions its user did not grant at
+ * the provider (Garmin's four), each with what that means. Kept honest by test/gateway/portal.test.ts,
+ * test/gateway/garmin-permissions.test.ts and test/browser/portal.test.ts.
  */
 import { html, type Html } from './html.js';
 import { appHeader, type Brand, type PageOptions } from './layout.js';
 import { describeScopes, formatDate } from './account.js';
+import type { ProviderPermission } from '../../domain/provider-permissions.js';
 
 /** A team the user authorized, as the manage-teams page lists it. */
 export interface AuthorizedTeam {
@@ -42,6 +44,8 @@ export interface IntegrationView {
   configured: boolean;
   /** The provider key, for the Connect / Disconnect forms. */
   provider: string;
+  /** Permissions a live connection's user has not granted at the provider, and what that means; empty when none. */
+  missing: readonly Pick<ProviderPermission, 'name' | 'label' | 'withoutIt'>[];
 }
 
 const STATE_TEXT: Record<IntegrationView['state'], string> = {
@@ -75,10 +79,18 @@ export function integrationsPage(view: PortalFrame & { integrations: Integration
 <div class="list">${view.integrations.map((integration) => html`<div class="item">
 <div><strong>${integration.name}</strong>
 <p class="muted">${integration.supplies}</p>
-<p>${STATE_TEXT[integration.state]}${integration.state === 'not_connected' && !integration.configured ? html`<span class="muted"> · not available on this server</span>` : null}</p></div>
+<p>${STATE_TEXT[integration.state]}${integration.state === 'not_connected' && !integration.configured ? html`<span class="muted"> · not available on this server</span>` : null}</p>
+${integration.missing.length > 0 ? missingNote(integration) : null}</div>
 ${integration.configured ? integrationForm(view.csrfToken, integration) : null}
 </div>`)}</div>
 ${anyConfigured ? null : html`<p class="muted">No platform can be connected on this Threshold server yet. You can still upload activity files through ${view.brand.name}.</p>`}`);
+}
+
+/** The permissions not granted at the provider, each with what it means, and where to change that. */
+function missingNote(integration: IntegrationView): Html {
+  return html`<div class="notice permissions-missing" role="note"><p>Not shared by ${integration.name}:</p>
+<ul>${integration.missing.map((permission) => html`<li><strong>${permission.label}</strong> <span class="muted">(${permission.name})</span>: ${permission.withoutIt}.</li>`)}</ul>
+<p class="muted">To change this, allow it in ${integration.name}'s settings for connected apps; there is no need to reconnect.</p></div>`;
 }
 
 /** Connect (also to reconnect after a problem) or Disconnect, as CSRF-checked forms. */

@@ -10,7 +10,9 @@
  * is loaded or with no connection.
  * Error item (its fields are ours: interface §4 shows none): `{"error": {"provider", "code", "message",
  * "at"}}`, written once per problem a connection's sync met (codes rate_limited, download_failed,
- * authorization_revoked, backfill_failed; `at` a UTC timestamp without offset, like the update item).
+ * authorization_revoked, backfill_failed, permission_missing — history skipped because the user did not
+ * grant it at the provider, Garmin's HISTORICAL_DATA_EXPORT; `at` a UTC timestamp without offset, like the
+ * update item).
  * Kept honest by test/gateway/backfill-status.test.ts and test/gateway/backfill-crash.test.ts.
  */
 import { PassThrough } from 'node:stream';
@@ -22,7 +24,7 @@ import type { GatewayDeps } from '../deps.js';
 const UpdateItem = z.object({ backfill_loaded_until: z.string().nullable().describe('Earliest activity date loaded so far, UTC, no offset (YYYY-MM-DDTHH:MM:SS)') });
 const ErrorItem = z.object({
   error: z.object({
-    provider: z.string(), code: z.string().describe('rate_limited, download_failed, authorization_revoked or backfill_failed'),
+    provider: z.string(), code: z.string().describe('rate_limited, download_failed, authorization_revoked, backfill_failed or permission_missing (history skipped: a permission not granted at the provider)'),
     message: z.string(), at: z.string().describe('When it happened, UTC, no offset'),
   }),
 });

@@ -23,6 +23,7 @@ import type { Context } from 'koa';
 import type { ApplicationRecord, PortalSessionRecord } from '../../storage/store.js';
 import { PORTAL_DESTINATIONS, type PortalDestination } from '../../domain/account-status.js';
 import { PROVIDERS, PROVIDER_NAMES, DAILY_PROVIDERS, type Provider } from '../../domain/providers.js';
+import { missingPermissions } from '../../domain/provider-permissions.js';
 import { HttpError, ValidationError } from '../errors.js';
 import { matchRedirectUri } from '../auth/redirect-uris.js';
 import { PortalLinks } from '../auth/portal-links.js';
@@ -108,6 +109,7 @@ export function portalRoutes(table: RouteTable, deps: GatewayDeps): void {
         state,
         configured: deps.config.configuredProviders.includes(provider),
         provider,
+        missing: connection?.status === 'connected' ? missingPermissions(connection) : [],
       };
     });
     sendPage(ctx, 200, integrationsPage({ ...frameOf(open), integrations, notice: noticeOf(ctx) }));

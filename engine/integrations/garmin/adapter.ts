@@ -6,11 +6,13 @@
  * - History: Garmin delivers history asynchronously. Each page is one ≤ 30-day window, newest first,
  *   requested for activities and the Health API types we map (dailies, sleeps, bodyComps, hrv); 202 and
  *   409 (already requested) both count as loaded (`deferred`). The data then arrives as pushes and
- *   activityFiles pings. Without HISTORICAL_DATA_EXPORT (403) or when Garmin refuses an old window (400:
- *   assume Garmin backfills only about 30 days, providers.md §1 "assume 30 days"), the walk ends.
+ *   activityFiles pings. Without HISTORICAL_DATA_EXPORT (403) the page says history is `withheld` (the
+ *   framework keeps its place and resumes once granted); when Garmin refuses an old window (400: assume
+ *   Garmin backfills only about 30 days, providers.md §1 "assume 30 days"), the walk ends.
  * - Pushes: checked by the `garmin-client-id` header (no signature). activityFiles pings become activities
  *   whose file is the callback URL (one download; a repeat 410 → null, and the framework's id check
- *   already skips a stored one); Health records become dailies; deregistrations deauthorize. Activity
+ *   already skips a stored one); Health records become dailies; deregistrations deauthorize;
+ *   `userPermissionsChange` becomes a permissions item (the framework stores it, ignoring a stale one). Activity
  *   summaries without a file and pings for summary types are ignored: configure Garmin to PUSH Health
  *   types (parsePush has no token to pull a ping with).
  * - Revoke: `DELETE user/registration` (204).
@@ -90,10 +92,12 @@ export function garminAdapter(settings: ProviderSettings, options: AdapterOption
         try {
           await client.requestBackfill(type, window); // 'accepted' or 'already_requested': both mean on its way
         } catch (error) {
-          // No HISTORICAL_DATA_EXPORT (403), or a window Garmin will not serve (400): history ends here.
-          if (error instanceof ProviderCallError && (error.kind === 'not_permitted' || error.kind === 'rejected')) {
-            return { activities: [], next: null, deferred: true };
+          // No HISTORICAL_DATA_EXPORT (403): history is withheld until the user grants it; the framework keeps its place.
+          if (error instanceof ProviderCallError && error.kind === 'not_permitted') {
+            return { activities: [], next: null, deferred: true, withheld: 'garmin: history older than the connection is not imported (HISTORICAL_DATA_EXPORT not granted)' };
           }
+          // A window Garmin will not serve (400): history ends here.
+          if (error instanceof ProviderCallError && error.kind === 'rejected') return { activities: [], next: null, deferred: true };
           throw error;
         }
       }
@@ -136,7 +140,10 @@ function pushItemOf(notice: GarminNotice): PushItem {
     case 'deregistration':
       return { kind: 'deauthorized', externalUserId: notice.userId };
     case 'permissions':
-      return { kind: 'ignored', reason: `garmin user ${notice.userId} now grants ${notice.permissions.join(', ') || 'nothing'}` };
+      return {
+        kind: 'permissions', externalUserId: notice.userId, permissions: notice.permissions,
+        changedAt: notice.changeTimeInSeconds === null ? null : notice.changeTimeInSeconds * 1000,
+      };
     case 'ping':
       return { kind: 'ignored', reason: `a ${notice.type} ping: configure Garmin to push this summary type` };
   }

@@ -106,25 +106,27 @@ adapterSuite('walks history in 30-day windows newest first; the files arrive as 
   }
 });
 
-adapterSuite('without HISTORICAL_DATA_EXPORT the walk ends at once instead of retrying a 403', async (context) => {
+adapterSuite('without HISTORICAL_DATA_EXPORT the walk stops at once, saying history is withheld, instead of retrying a 403', async (context) => {
   const tokens = await connect(context, 'g-nohistory', ['ACTIVITY_EXPORT']);
   const now = context.garmin.clock.now();
   const page = await context.adapter.listHistory(tokens, { cursor: null, oldest: now - 365 * DAY_MS, newest: now });
-  assert.deepEqual(page, { activities: [], next: null, deferred: true });
+  assert.deepEqual({ ...page, withheld: page.withheld?.includes('HISTORICAL_DATA_EXPORT') }, { activities: [], next: null, deferred: true, withheld: true });
 });
 
-adapterSuite('pushes: dailies from Health records, deregistration as deauthorized; a body without our client id is rejected', async (context) => {
+adapterSuite('pushes: dailies from Health records, deregistration as deauthorized, a permission change in ms; a body without our client id is rejected', async (context) => {
   const { garmin, adapter } = context;
   garmin.queue({
     dailies: [{ userId: 'g-push', summaryId: 'd1', calendarDate: '2026-01-14', restingHeartRateInBeatsPerMinute: 46, durationInSeconds: 86_400 }],
     bodyComps: [{ userId: 'g-push', summaryId: 'b1', measurementTimeInSeconds: 1_768_392_000, weightInGrams: 70_100 }],
     deregistrations: [{ userId: 'g-gone' }],
+    userPermissionsChange: [{ userId: 'g-push', permissions: ['HEALTH_EXPORT'], changeTimeInSeconds: 1_768_392_000 }],
   });
   await garmin.deliver();
   assert.deepEqual(context.items, [
     { kind: 'dailies', externalUserId: 'g-push', dailies: [{ measure: 'resting_hr', date: '2026-01-14', value: 46 }] },
     { kind: 'dailies', externalUserId: 'g-push', dailies: [{ measure: 'body_mass', date: '2026-01-14', value: 70.1 }] },
     { kind: 'deauthorized', externalUserId: 'g-gone' },
+    { kind: 'permissions', externalUserId: 'g-push', permissions: ['HEALTH_EXPORT'], changedAt: 1_768_392_000_000 },
   ]);
   assert.throws(() => adapter.parsePush({ headers: { 'garmin-client-id': 'other-app' }, body: Buffer.from('{}') }), PushRejected);
   assert.throws(() => adapter.parsePush({ headers: {}, body: Buffer.from('{}') }), PushRejected);

@@ -314,6 +314,13 @@ export async function startGarminStandin(options: GarminStandinOptions = {}) {
       users.get(userId)!.permissions = permissions;
       pending.push({ userPermissionsChange: [{ userId, permissions, changeTimeInSeconds: nowS() }] });
     },
+    /**
+     * Garmin re-sends an old `userPermissionsChange` (a delivery that failed earlier: re-sent for up to 7
+     * days), dated `changeTimeInSeconds`; what the user grants now is left alone.
+     */
+    resendPermissionsChange(userId: string, permissions: string[], changeTimeInSeconds: number): void {
+      pending.push({ userPermissionsChange: [{ userId, permissions, changeTimeInSeconds }] });
+    },
     /** The user disconnects in Garmin Connect: tokens refused (403) and a `deregistrations` push. */
     deregisterInGarmin(userId: string): void {
       users.get(userId)!.registered = false;
