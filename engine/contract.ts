@@ -26,7 +26,14 @@ export const LOADER_OPTIONS: Options = { keepCase: true, longs: String, enums: S
  * Channel options for engine clients: series of long activities exceed grpc-js's 4 MiB default
  * receive limit, so clients accept up to 1 GiB.
  */
-export const ENGINE_CLIENT_OPTIONS: ChannelOptions = { 'grpc.max_receive_message_length': 1024 * 1024 * 1024 };
+/**
+ * The gateway's channel to the engine. Reconnect attempts back off to at most 5 s (grpc-js's default cap is
+ * 120 s): after an engine restart that followed a long outage, the gateway serves again within seconds.
+ */
+export const ENGINE_CLIENT_OPTIONS: ChannelOptions = {
+  'grpc.max_receive_message_length': 1024 * 1024 * 1024,
+  'grpc.max_reconnect_backoff_ms': 5000,
+};
 
 export type TableFormat = 'TABLE_FORMAT_UNSPECIFIED' | 'ARROW_IPC' | 'PARQUET';
 
