@@ -134,7 +134,9 @@ const refreshes = new Serializer();
  * meanwhile is used instead of spending the refresh token again. The new pair is stored, conditionally
  * on nobody having stored one since, before it is used (Wahoo revokes the old pair once the new access
  * token is used). Across processes a lost race is settled the same way: the refresh that stored first
- * wins, and the loser re-reads and uses the stored pair.
+ * wins, and the loser re-reads and uses the stored pair. A write of other fields meanwhile (the backfill's
+ * progress, a status) moves the record's version too; the new pair is then stored against the version
+ * found, never dropped: the refresh token it replaced is spent (single use at Garmin and Wahoo).
  */
 export async function tokensFor(deps: ConnectionDeps, connection: ConnectionRecord): Promise<ProviderTokens> {
   const key = requireKey(deps);
@@ -150,18 +152,29 @@ export async function tokensFor(deps: ConnectionDeps, connection: ConnectionReco
       refreshed = await adapterFor(deps, current.provider).refresh(stored);
     } catch (error) {
       const after = await deps.store.connections.get(connection.id);
-      if (after && after.updated_at !== current.updated_at) return openCredentials(key, after.credentials);
+      if (after && !sameCredentials(after, current)) return openCredentials(key, after.credentials);
       throw error;
     }
     if (!refreshed) return stored;
-    const saved = await deps.store.connections.updateOne(
-      { id: current.id, updated_at: current.updated_at },
-      { set: { credentials: sealCredentials(key, refreshed), updated_at: Math.max(Date.now(), current.updated_at + 1) } },
-    );
-    if (saved) return refreshed;
-    const winner = await deps.store.connections.get(connection.id);
-    return winner ? openCredentials(key, winner.credentials) : refreshed;
+    const sealed = sealCredentials(key, refreshed);
+    for (let base = current; ;) {
+      const saved = await deps.store.connections.updateOne(
+        { id: base.id, updated_at: base.updated_at },
+        { set: { credentials: sealed, updated_at: Math.max(Date.now(), base.updated_at + 1) } },
+      );
+      if (saved) return refreshed;
+      const after = await deps.store.connections.get(connection.id);
+      if (!after) return refreshed;
+      // Another refresh stored its pair first: use that one. Otherwise only other fields changed.
+      if (!sameCredentials(after, current)) return openCredentials(key, after.credentials);
+      base = after;
+    }
   });
+}
+
+/** Whether two reads of a connection hold the same sealed tokens (every seal has its own nonce). */
+function sameCredentials(a: ConnectionRecord, b: ConnectionRecord): boolean {
+  return JSON.stringify(a.credentials) === JSON.stringify(b.credentials);
 }
 
 /** Revokes at the provider (best effort), drops the tokens and stops the backfill. */

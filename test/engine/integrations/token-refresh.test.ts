@@ -21,7 +21,7 @@ function expiring(serial: number): ProviderTokens {
 }
 
 /** A token endpoint with single-use refresh tokens (Garmin's assumption, Wahoo's revocation). */
-function provider(delayMs: number) {
+function provider(delayMs: number, during: () => Promise<void> = async () => undefined) {
   let serial = 1;
   const spent = new Set<string>();
   const adapter = {
@@ -30,6 +30,7 @@ function provider(delayMs: number) {
       if (spent.has(tokens.refresh_token!)) throw new Error('invalid_grant: refresh token already used');
       spent.add(tokens.refresh_token!);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await during();
       serial += 1;
       return { ...expiring(serial), expires_at: Date.now() + 7_200_000 };
     },
@@ -73,6 +74,26 @@ refresh('a refresh that loses to another process uses the pair that process stor
     await store.connections.updateOne({ id: connection.id }, { set: { credentials: sealCredentials(key, { ...other!, access_token: 'from-the-other-process' }), updated_at: connection.updated_at + 5 } });
     // This process still holds the old record: its refresh is refused, and it reads the stored pair.
     assert.is((await tokensFor(deps, connection)).access_token, 'from-the-other-process');
+  } finally {
+    await store.close();
+  }
+});
+
+refresh('a write of other fields during the refresh does not lose the new pair (its refresh token replaced a spent one)', async () => {
+  const store = await openSqliteStore({ file: ':memory:' });
+  try {
+    let connection: ConnectionRecord | null = null;
+    // The backfill records its progress while the token endpoint answers.
+    const { adapter } = provider(0, async () => {
+      await store.connections.updateOne({ id: connection!.id }, { set: { backfill_loaded_until: Date.now(), updated_at: connection!.updated_at + 7 } });
+    });
+    const deps: ConnectionDeps = { store, adapters: { wahoo: adapter }, key };
+    connection = await connected(store);
+    assert.is((await tokensFor(deps, connection)).access_token, 'access-2');
+    const stored = (await store.connections.get(connection.id))!;
+    assert.is(openCredentials(key, stored.credentials).refresh_token, 'refresh-2', 'the new pair is stored');
+    assert.ok(stored.backfill_loaded_until !== null, 'the other write stays');
+    assert.is((await tokensFor(deps, stored)).access_token, 'access-2', 'and used from then on, with no second refresh');
   } finally {
     await store.close();
   }
