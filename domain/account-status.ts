@@ -10,11 +10,13 @@
  * | capability       | rule                                                   | status          | issue code                   |
  * |------------------|--------------------------------------------------------|-----------------|------------------------------|
  * | activities       | token lacks activities:read                            | action_required | activities_not_granted       |
- * |                  | no live connection, one needs attention upstream        | action_required | activities_blocked_upstream  |
- * |                  | no live connection and no uploaded file                 | action_required | no_source_connected          |
+ * |                  | no live connection shares activities, and one needs    | action_required | activities_blocked_upstream  |
+ * |                  |   attention upstream or withholds them there            |                 |                              |
+ * |                  | no live connection shares activities, no uploaded file  | action_required | no_source_connected          |
  * |                  | otherwise                                              | ready           |                              |
  * | activity_history | token lacks activities:read                            | action_required | activity_history_not_granted |
  * |                  | the two source rules of activities                      | action_required | (the same codes)             |
+ * |                  | a live connection shares activities, not their history  | action_required | activities_blocked_upstream  |
  * |                  | a live connection is still loading its history          | syncing         | sync_pending                 |
  * |                  | otherwise                                              | ready           |                              |
  * | dailies          | token lacks wellness:read                              | action_required | dailies_not_granted          |
@@ -26,9 +28,11 @@
  * |                  | no provider on this server accepts workouts            | unavailable     |                              |
  * |                  | otherwise                                              | action_required | workouts_no_source           |
  *
- * A live connection has status `connected`; one with `action_required` needs the user upstream (a
- * permission withdrawn at the provider, a token to renew). Uploaded files count as a source of
- * activities, so a user who only uploads is never nagged to connect a platform.
+ * A live connection has status `connected`; one with `action_required` needs the user upstream (a token
+ * to renew, an authorization revoked). A live connection may still withhold a capability: the user did not
+ * grant it at the provider (Garmin's permissions, domain/provider-permissions.ts), so it is no source of
+ * that capability, and the issue's message says to allow it there rather than to connect a platform.
+ * Uploaded files count as a source of activities, so a user who only uploads is never nagged to connect.
  *
  * The issue: "Issues are reported only for the capabilities the calling application declares"; among
  * them, the first code in ISSUE_CODES order (gaps.md's list: things to do before things in progress). The
@@ -63,6 +67,8 @@ export interface ConnectionFacts {
   status: 'connected' | 'action_required' | 'disconnected';
   /** The backfill has loaded the whole history. */
   backfillDone: boolean;
+  /** Capabilities the user did not grant at the provider (none when unknown). */
+  withheld?: readonly Capability[];
 }
 
 export interface AccountFacts {
@@ -108,11 +114,19 @@ const MESSAGES: Readonly<Record<IssueCode, string>> = {
   sync_pending: 'Your training history is still being imported. This can take a while.',
 };
 
-type Verdict = { status: CapabilityStatus; code: IssueCode | null };
+/** The message instead of the code's own when a connected platform withholds the capability. */
+const WITHHELD_MESSAGES: Readonly<Record<Capability, string>> = {
+  activities: 'Your training platform is connected but does not share your activities. Allow it in the platform\'s settings for this app, or reconnect.',
+  activity_history: 'Your training platform does not share your activity history, so older activities are not imported. Allow it in the platform\'s settings for this app.',
+  dailies: 'Your training platform does not share your daily measures. Allow it in the platform\'s settings for this app.',
+  workouts: 'Your training platform does not accept workouts from this service. Allow it in the platform\'s settings for this app.',
+};
+
+type Verdict = { status: CapabilityStatus; code: IssueCode | null; message?: string };
 
 const READY: Verdict = { status: 'ready', code: null };
 const UNAVAILABLE: Verdict = { status: 'unavailable', code: null };
-const needs = (code: IssueCode): Verdict => ({ status: 'action_required', code });
+const needs = (code: IssueCode, message?: string): Verdict => (message ? { status: 'action_required', code, message } : { status: 'action_required', code });
 
 export function accountStatus(facts: AccountFacts): AccountStatus {
   const verdicts: Record<Capability, Verdict> = {
@@ -122,13 +136,13 @@ export function accountStatus(facts: AccountFacts): AccountStatus {
     workouts: workouts(facts),
   };
   const declared = new Set(facts.declared);
-  const codes = new Set(CAPABILITIES.filter((key) => declared.has(key)).map((key) => verdicts[key].code));
-  const code = ISSUE_CODES.find((candidate) => codes.has(candidate)) ?? null;
+  const considered = CAPABILITIES.filter((key) => declared.has(key)).map((key) => verdicts[key]);
+  const code = ISSUE_CODES.find((candidate) => considered.some((verdict) => verdict.code === candidate)) ?? null;
   return {
     issue: code && {
       code,
       status: code === 'sync_pending' ? 'syncing' : 'action_required',
-      message: MESSAGES[code],
+      message: considered.find((verdict) => verdict.code === code)?.message ?? MESSAGES[code],
       destination: !facts.portal || code.endsWith('_not_granted') ? null : 'manage-integrations',
     },
     capabilities: {
@@ -144,9 +158,24 @@ function live(facts: AccountFacts): ConnectionFacts[] {
   return facts.connections.filter((connection) => connection.status === 'connected');
 }
 
+function withholds(connection: ConnectionFacts, capability: Capability): boolean {
+  return connection.withheld?.includes(capability) ?? false;
+}
+
+/** Live connections that share `capability` (not withheld at the provider). */
+function sharing(facts: AccountFacts, capability: Capability): ConnectionFacts[] {
+  return live(facts).filter((connection) => !withholds(connection, capability));
+}
+
+/** Whether a live connection of one of `providers` withholds `capability`. */
+function withheldBy(facts: AccountFacts, capability: Capability, providers?: ReadonlySet<Provider>): boolean {
+  return live(facts).some((connection) => (!providers || providers.has(connection.provider)) && withholds(connection, capability));
+}
+
 /** The two source rules activities and their history share; null when a source exists. */
 function activitySource(facts: AccountFacts): Verdict | null {
-  if (live(facts).length > 0) return null;
+  if (sharing(facts, 'activities').length > 0) return null;
+  if (withheldBy(facts, 'activities')) return needs('activities_blocked_upstream', WITHHELD_MESSAGES.activities);
   if (facts.connections.some((connection) => connection.status === 'action_required')) return needs('activities_blocked_upstream');
   return facts.hasUploads ? null : needs('no_source_connected');
 }
@@ -160,17 +189,21 @@ function activityHistory(facts: AccountFacts): Verdict {
   if (!facts.granted.has('activities:read')) return needs('activity_history_not_granted');
   const source = activitySource(facts);
   if (source) return source;
-  return live(facts).some((connection) => !connection.backfillDone) ? { status: 'syncing', code: 'sync_pending' } : READY;
+  const sources = sharing(facts, 'activities');
+  if (sources.some((connection) => withholds(connection, 'activity_history'))) return needs('activities_blocked_upstream', WITHHELD_MESSAGES.activity_history);
+  return sources.some((connection) => !connection.backfillDone) ? { status: 'syncing', code: 'sync_pending' } : READY;
 }
 
 function dailies(facts: AccountFacts): Verdict {
   if (!facts.granted.has('wellness:read')) return needs('dailies_not_granted');
-  if (facts.hasEnteredDailies || live(facts).some((connection) => DAILY_PROVIDERS.has(connection.provider))) return READY;
+  if (facts.hasEnteredDailies || sharing(facts, 'dailies').some((connection) => DAILY_PROVIDERS.has(connection.provider))) return READY;
+  if (withheldBy(facts, 'dailies', DAILY_PROVIDERS)) return needs('dailies_no_source', WITHHELD_MESSAGES.dailies);
   return facts.configuredProviders.some((provider) => DAILY_PROVIDERS.has(provider)) ? needs('dailies_no_source') : UNAVAILABLE;
 }
 
 function workouts(facts: AccountFacts): Verdict {
   if (!facts.granted.has('workouts:write')) return needs('workouts_not_granted');
-  if (live(facts).some((connection) => WORKOUT_PROVIDERS.has(connection.provider))) return READY;
+  if (sharing(facts, 'workouts').some((connection) => WORKOUT_PROVIDERS.has(connection.provider))) return READY;
+  if (withheldBy(facts, 'workouts', WORKOUT_PROVIDERS)) return needs('workouts_no_source', WITHHELD_MESSAGES.workouts);
   return facts.configuredProviders.some((provider) => WORKOUT_PROVIDERS.has(provider)) ? needs('workouts_no_source') : UNAVAILABLE;
 }

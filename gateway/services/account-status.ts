@@ -9,6 +9,7 @@ import type { Store } from '../../storage/store.js';
 import type { Principal } from '../auth/access-tokens.js';
 import { accountStatus, DEFAULT_CAPABILITIES, type AccountStatus } from '../../domain/account-status.js';
 import type { Provider } from '../../domain/providers.js';
+import { missingPermissions } from '../../domain/provider-permissions.js';
 
 /** `configured`: the providers this server has an integration configured for (GatewayConfig.configuredProviders). */
 export async function accountStatusOf(store: Store, auth: Principal, configured: readonly Provider[]): Promise<AccountStatus> {
@@ -22,7 +23,11 @@ export async function accountStatusOf(store: Store, auth: Principal, configured:
   return accountStatus({
     granted: auth.scopes,
     declared: application?.capabilities ?? DEFAULT_CAPABILITIES,
-    connections: connections.map((connection) => ({ provider: connection.provider, status: connection.status, backfillDone: connection.backfill_done })),
+    connections: connections.map((connection) => ({
+      provider: connection.provider, status: connection.status, backfillDone: connection.backfill_done,
+      // Missing permissions, and history Garmin refused (403) although the list, if known, did not say so.
+      withheld: [...missingPermissions(connection).map((permission) => permission.capability), ...(connection.backfill_withheld ? ['activity_history' as const] : [])],
+    })),
     // Files from a provider arrive through its connection; an uploaded one is a source of its own.
     hasUploads: upload !== null,
     hasEnteredDailies: daily !== null,

@@ -33,6 +33,8 @@ interface Row {
   /** activities, activity_history, dailies, workouts. */
   capabilities: Caps;
   issue: [IssueCode, 'action_required' | 'syncing', 'manage-integrations' | null] | null;
+  /** What the issue's message must say, where it differs from the code's own. */
+  message?: RegExp;
 }
 
 const ROWS: Row[] = [
@@ -151,6 +153,46 @@ const ROWS: Row[] = [
     issue: ['no_source_connected', 'action_required', 'manage-integrations'],
   },
   {
+    name: 'a live connection that withholds activities at the platform is no source: blocked upstream, saying to allow them there',
+    facts: facts({ connections: [garmin({ withheld: ['activities', 'activity_history'] })] }),
+    capabilities: ['action_required', 'action_required', 'ready', 'ready'],
+    issue: ['activities_blocked_upstream', 'action_required', 'manage-integrations'],
+    message: /does not share your activities/,
+  },
+  {
+    name: 'uploads do not hide a platform that withholds activities',
+    facts: facts({ hasUploads: true, connections: [garmin({ withheld: ['activities'] })] }),
+    capabilities: ['action_required', 'action_required', 'ready', 'ready'],
+    issue: ['activities_blocked_upstream', 'action_required', 'manage-integrations'],
+  },
+  {
+    name: 'another platform sharing activities makes them ready',
+    facts: facts({ connections: [garmin({ withheld: ['activities'] }), wahoo()] }),
+    capabilities: ['ready', 'ready', 'ready', 'ready'],
+    issue: null,
+  },
+  {
+    name: 'the only daily platform withholds daily measures: dailies_no_source, saying to allow them there',
+    facts: facts({ connections: [garmin({ withheld: ['dailies'] })] }),
+    capabilities: ['ready', 'ready', 'action_required', 'ready'],
+    issue: ['dailies_no_source', 'action_required', 'manage-integrations'],
+    message: /does not share your daily measures/,
+  },
+  {
+    name: 'activities shared without their history: the history needs the permission, activities are ready',
+    facts: facts({ connections: [garmin({ withheld: ['activity_history'] })] }),
+    capabilities: ['ready', 'action_required', 'ready', 'ready'],
+    issue: ['activities_blocked_upstream', 'action_required', 'manage-integrations'],
+    message: /does not share your activity history/,
+  },
+  {
+    name: 'the only workout platform withholds workouts: workouts_no_source, saying to allow them there',
+    facts: facts({ hasUploads: true, hasEnteredDailies: true, connections: [garmin({ withheld: ['workouts'] })] }),
+    capabilities: ['ready', 'ready', 'ready', 'action_required'],
+    issue: ['workouts_no_source', 'action_required', 'manage-integrations'],
+    message: /does not accept workouts/,
+  },
+  {
     name: 'a token that cannot open the portal (delegated, personal) gets the issue without a destination',
     facts: facts({ portal: false, connections: [garmin({ backfillDone: false })] }),
     capabilities: ['ready', 'syncing', 'ready', 'ready'],
@@ -164,6 +206,7 @@ for (const row of ROWS) {
     assert.equal(CAPABILITIES.map((key) => status.capabilities[key]), row.capabilities, 'capabilities');
     assert.equal(status.issue && [status.issue.code, status.issue.status, status.issue.destination], row.issue, 'issue');
     if (status.issue) assert.ok(status.issue.message.length > 10, 'the issue carries a message to show');
+    if (row.message) assert.match(status.issue?.message ?? '', row.message);
   });
 }
 

@@ -102,6 +102,13 @@ async function page(jar: CookieJar): Promise<string> {
 }
 
 /** Schedules a run two days out; answers its Garmin delivery once it settled. */
+/** GET /api/v1/profile/status with the user's app token. */
+async function accountStatus(token: string): Promise<{ capabilities: Record<string, string>; issue: { code: string; message: string } | null }> {
+  const response = await stack.get('/api/v1/profile/status', token);
+  assert.is(response.status, 200);
+  return (await response.json()) as { capabilities: Record<string, string>; issue: { code: string; message: string } | null };
+}
+
 async function scheduleWorkout(token: string): Promise<{ status: string; reason?: string }> {
   const api = jsonClient(stack, token);
   const start = new Date(Date.now() + 2 * DAY_MS).toISOString().slice(0, 10);
@@ -154,6 +161,9 @@ test('permissions withdrawn by push stop activity and daily imports and workout 
   assert.match(shown, 'workouts cannot be sent');
   assert.match(shown, '(HEALTH_EXPORT)');
   assert.not.match(shown, '(HISTORICAL_DATA_EXPORT)');
+  const status = await accountStatus(user.token);
+  assert.equal([status.capabilities.activities, status.issue?.code], ['action_required', 'activities_blocked_upstream'], 'account status: no activity source');
+  assert.match(status.issue?.message ?? '', 'does not share your activities');
 
   garmin.resendPermissionsChange('g-perm', ALL, Math.floor((garmin.clock.now() - 30 * MINUTE_MS) / 1000));
   await deliverPushes();
@@ -168,6 +178,7 @@ test('permissions withdrawn by push stop activity and daily imports and workout 
   assert.is(await restingHrOf(user.userId), 48, 'dailies are kept again');
   assert.is((await scheduleWorkout(user.token)).status, 'delivered', 'workouts reach Garmin again');
   assert.not.match(await page(user.jar), 'Not shared by');
+  assert.is((await accountStatus(user.token)).capabilities.activities, 'ready');
 });
 
 test('a connection made without HISTORICAL_DATA_EXPORT reports the skipped history once and on the page, and backfills once granted (the same grant twice changes nothing)', async () => {
@@ -195,6 +206,9 @@ test('a connection made without HISTORICAL_DATA_EXPORT reports the skipped histo
   assert.match(shown, '(HISTORICAL_DATA_EXPORT)');
   assert.match(shown, 'history older than the connection is not imported');
   assert.not.match(shown, '(ACTIVITY_EXPORT)');
+  const status = await accountStatus(user.token);
+  assert.equal([status.capabilities.activities, status.capabilities.activity_history], ['ready', 'action_required'], 'account status: history withheld');
+  assert.match(status.issue?.message ?? '', 'does not share your activity history');
 
   garmin.clock.advance(MINUTE_MS);
   const before = garmin.requests(/^\/wellness-api\/rest\/backfill\//).length;
