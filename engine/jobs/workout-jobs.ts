@@ -18,7 +18,10 @@ import type { Store } from '../../storage/store.js';
 import type { ConnectionRecord, JsonObject, WorkoutDelivery, WorkoutRecord } from '../../storage/records.js';
 import { PROVIDERS, type Provider } from '../../domain/providers.js';
 import { parseSwf } from '../../domain/workouts/swf.js';
-import { DeliveryRefused, DeliveryUnavailable, type ProviderHttp } from '../workouts/provider-http.js';
+import { ProviderCallError } from '../integrations/provider-call-error.js';
+import { PROVIDER_TIMEOUT_MS } from '../integrations/provider-http.js';
+import { DeliveryRefused, refusalOf } from '../workouts/delivery-refused.js';
+import type { WorkoutApi } from '../workouts/provider-call.js';
 import { WORKOUT_SENDERS } from '../workouts/senders.js';
 import { Untranslatable, type WorkoutView } from '../workouts/workout-view.js';
 import type { WorkoutDeliveryOptions } from '../workouts/delivery-options.js';
@@ -41,8 +44,8 @@ export function workoutDeliveryJobHandler(deps: WorkoutJobDeps): JobHandler {
       for (const delivery of workout.deliveries) {
         if (delivery.status !== 'pending') continue;
         const outcome = await deliverOne(deps, workout, delivery, parsed.swf && view(workout, parsed.swf), signal);
-        if (outcome === 'deleted') return;
-        if (outcome !== 'settled') transient = outcome;
+        if (outcome.kind === 'deleted') return;
+        if (outcome.kind === 'retry') transient = outcome.error;
       }
       if (transient !== null) throw transient;
     },
@@ -59,8 +62,10 @@ export function workoutDeliveryJobHandler(deps: WorkoutJobDeps): JobHandler {
   };
 }
 
-/** 'settled' (delivered or failed for good), 'deleted' (the workout went away), or the transient error. */
-async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery: WorkoutDelivery, workoutView: WorkoutView | null, signal: AbortSignal): Promise<'settled' | 'deleted' | unknown> {
+/** `settled` (delivered or failed for good), `deleted` (the workout went away) or `retry` (a transient failure). */
+type Outcome = { kind: 'settled' } | { kind: 'deleted' } | { kind: 'retry'; error: unknown };
+
+async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery: WorkoutDelivery, workoutView: WorkoutView | null, signal: AbortSignal): Promise<Outcome> {
   const provider = delivery.integration as Provider;
   const remote: JsonObject = { ...delivery.remote };
   // Each write re-reads the record (the workout may have been deleted meanwhile: then stop at once).
@@ -71,7 +76,7 @@ async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery
     const merged = [...new Set([...current.warnings, ...warnings])];
     await deps.store.workouts.updateOne({ id: workout.id }, { set: { deliveries, warnings: merged } });
   };
-  const sent: { to: { connection: ConnectionRecord; http: ProviderHttp } | null } = { to: null };
+  const sent: { to: { connection: ConnectionRecord; http: WorkoutApi } | null } = { to: null };
   try {
     try {
       if (!workoutView) throw new DeliveryRefused('untranslatable', 'the stored workout is no longer valid SWF');
@@ -84,22 +89,24 @@ async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery
       sent.to = { connection, http };
       const warnings = await WORKOUT_SENDERS[provider].deliver({ view: workoutView, connection, http, remote, save: () => save({}) });
       await save({ status: 'delivered', reason: null, detail: null }, warnings);
-      return 'settled';
+      return { kind: 'settled' };
     } catch (error) {
       if (error instanceof WorkoutGone || signal.aborted) throw error;
-      if (error instanceof DeliveryRefused || error instanceof Untranslatable) {
-        await save({ status: 'failed', reason: error.reason, detail: error.message });
-        return 'settled';
+      const refused = error instanceof ProviderCallError ? refusalOf(error) : error;
+      if (refused instanceof DeliveryRefused || refused instanceof Untranslatable) {
+        await save({ status: 'failed', reason: refused.reason, detail: refused.message });
+        return { kind: 'settled' };
       }
+      const message = error instanceof Error ? error.message : String(error);
       deps.logger.warn({ err: error, workout: workout.id, provider }, 'workouts: delivery failed, will retry');
-      await save({ detail: error instanceof Error ? error.message : String(error) });
-      return error instanceof DeliveryUnavailable ? error : new DeliveryUnavailable(String(error), error);
+      await save({ detail: message });
+      return { kind: 'retry', error };
     }
   } catch (error) {
     if (!(error instanceof WorkoutGone)) throw error;
     // Deleted while this delivery was in flight: the removal job did not know what was just created.
     if (sent.to && Object.keys(remote).length > 0) await removeQuietly(deps, sent.to.connection, sent.to.http, remote);
-    return 'deleted';
+    return { kind: 'deleted' };
   }
 }
 
@@ -121,7 +128,7 @@ export function workoutRemovalJobHandler(deps: WorkoutJobDeps): JobHandler {
           await sender.remove(await httpFor(deps, connection, signal), connection, target.remote);
         } catch (error) {
           if (signal.aborted) throw error;
-          if (error instanceof DeliveryUnavailable) transient = error;
+          if (error instanceof ProviderCallError && error.retryable) transient = error;
           else deps.logger.warn({ err: error, workout: job.payload.workout_id, provider }, 'workouts: removal refused by the provider');
         }
       }
@@ -130,14 +137,16 @@ export function workoutRemovalJobHandler(deps: WorkoutJobDeps): JobHandler {
   };
 }
 
-async function httpFor(deps: WorkoutJobDeps, connection: ConnectionRecord, signal: AbortSignal): Promise<ProviderHttp> {
+/** The connection's workout API; a 429 is retried with the runner's back-off like a 5xx. */
+async function httpFor(deps: WorkoutJobDeps, connection: ConnectionRecord, signal: AbortSignal): Promise<WorkoutApi> {
   return {
-    provider: connection.provider, baseUrl: deps.options.apiBaseUrls[connection.provider],
-    token: await deps.options.accessTokenFor(connection), fetch: deps.options.fetch, signal,
+    context: { provider: connection.provider, fetch: deps.options.fetch, now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null, signal },
+    baseUrl: deps.options.apiBaseUrls[connection.provider],
+    token: await deps.options.accessTokenFor(connection),
   };
 }
 
-async function removeQuietly(deps: WorkoutJobDeps, connection: ConnectionRecord, http: ProviderHttp, remote: JsonObject): Promise<void> {
+async function removeQuietly(deps: WorkoutJobDeps, connection: ConnectionRecord, http: WorkoutApi, remote: JsonObject): Promise<void> {
   try {
     await WORKOUT_SENDERS[connection.provider].remove?.(http, connection, remote);
   } catch (error) {
