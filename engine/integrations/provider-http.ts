@@ -8,8 +8,8 @@
  * wait ≥ 60 s) or, with no floor, no time (the caller backs off); a 503 carries its `Retry-After` too.
  * Also here: JSON bodies that are not JSON, gzip by magic bytes, form bodies, redacted URLs.
  *
- * Deliberately no retries and no waiting here: the jobs decide (the backfill's Throttle, the runner's
- * back-off for workout delivery).
+ * Deliberately no retries and no waiting here: a job that must wait gives its slot back or waits itself
+ * (the backfill's Throttle, the delivery job's RescheduleJob; rate-limit-wait.ts decides how long).
  * Kept honest by test/engine/integrations/provider-http.test.ts and the provider and workout tests.
  */
 import { gunzipSync } from 'node:zlib';
