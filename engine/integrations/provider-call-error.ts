@@ -6,7 +6,7 @@
  * Deliberately no retry loop here: a job that must wait 60 s gives its slot back and is resumed later.
  * The provider adapters translate it into the framework's RateLimited / AuthorizationRevoked /
  * ProviderError (provider.ts) at their edge (`translated`); workout delivery maps it to a delivery
- * reason (engine/workouts/delivery-failure.ts).
+ * reason (engine/workouts/delivery-refused.ts `refusalOf`).
  * Kept honest by the garmin-*, wahoo-* and intervals-icu tests in test/engine/integrations/.
  */
 import type { Provider } from '../../domain/providers.js';
