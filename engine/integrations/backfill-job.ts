@@ -21,6 +21,7 @@ import { RescheduleJob, type JobHandler } from '../jobs/runner.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity } from './import-activity.js';
 import { AuthorizationRevoked, backoffMs, ProviderError, RateLimited, type ProviderAdapter, type RemoteActivity } from './provider.js';
+import { placeWait, rateLimitWaitMs } from './rate-limit-wait.js';
 import type { ProviderTokens } from './credentials.js';
 import { upsertDaily } from '../../storage/dailies.js';
 import { describeWithheld, withheld } from '../../domain/provider-permissions.js';
@@ -152,8 +153,10 @@ class Throttle {
       } catch (error) {
         if (!(error instanceof RateLimited)) throw error;
         this.streak += 1;
-        const wait = error.retryAt !== null ? Math.max(0, error.retryAt - Date.now()) : backoffMs(this.streak);
-        if (error.daily || wait > MAX_INLINE_WAIT_MS || this.streak > 20) throw new RescheduleJob(Date.now() + wait, error.message);
+        const wait = rateLimitWaitMs(error.retryAt, this.streak, Date.now());
+        if (placeWait(wait, { inlineMaxMs: MAX_INLINE_WAIT_MS, capMs: Infinity, queue: error.daily || this.streak > 20 }) !== 'inline') {
+          throw new RescheduleJob(Date.now() + wait, error.message);
+        }
         await delay(wait, undefined, { signal: this.signal });
       }
     }

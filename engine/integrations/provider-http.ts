@@ -1,11 +1,18 @@
 /**
- * The HTTP edge every provider client shares: one request with a deadline, and the mapping of an answer
- * that is not what the call wanted onto a ProviderCallError. A 429 becomes `rate_limited` at the time the
- * provider names — `Retry-After` first (seconds or an HTTP date), else `X-RateLimit-Reset` (Wahoo), else
- * the provider's floor plus jitter (Garmin documents neither header: wait ≥ 60 s) — so a job resumes at
- * the right time without losing its place. Deliberately no retries and no waiting here.
- * Kept honest by test/engine/integrations/provider-http.test.ts and the provider tests.
+ * The one HTTP edge every provider call goes through (intervals.icu, Garmin and Wahoo clients, workout
+ * delivery): a request with a deadline (and the caller's abort signal), and the mapping of an answer the
+ * call did not want onto a ProviderCallError. Status → kind: 401/403 `unauthorized`, 412 `not_permitted`,
+ * 429 `rate_limited`, 5xx `unavailable`, other 4xx `rejected` (a call may override per status). A 429 is
+ * `rate_limited` at the time the provider names — `Retry-After` first (seconds or an HTTP date), else
+ * `X-RateLimit-Reset` (Wahoo), else the provider's floor plus jitter (Garmin documents neither header:
+ * wait ≥ 60 s) or, with no floor, no time (the caller backs off); a 503 carries its `Retry-After` too.
+ * Also here: JSON bodies that are not JSON, gzip by magic bytes, form bodies, redacted URLs.
+ *
+ * Deliberately no retries and no waiting here: a job that must wait gives its slot back or waits itself
+ * (the backfill's Throttle, the delivery job's RescheduleJob; rate-limit-wait.ts decides how long).
+ * Kept honest by test/engine/integrations/provider-http.test.ts and the provider and workout tests.
  */
+import { gunzipSync } from 'node:zlib';
 import type { Provider } from '../../domain/providers.js';
 import { ProviderCallError, type ProviderCallErrorKind } from './provider-call-error.js';
 
@@ -18,11 +25,19 @@ export interface HttpContext {
   now: () => number;
   /** Per request, milliseconds. */
   timeoutMs: number;
-  /** Least wait after a 429 that names no time, milliseconds (jitter of up to a fifth is added). */
-  rateLimitFloorMs: number;
+  /**
+   * Least wait after a 429 that names no time, milliseconds (jitter of up to a fifth is added); null: the
+   * 429 names no time and the caller backs off on its own (intervals.icu, whose limit is per second).
+   */
+  rateLimitFloorMs: number | null;
   /** [0, 1); injected for tests that pin the jitter. */
   random?: () => number;
+  /** The caller's own stop (a job's lease lost, a shutdown): its abort is rethrown, never `unavailable`. */
+  signal?: AbortSignal;
 }
+
+/** How long one provider call may take unless a client says otherwise, milliseconds. */
+export const PROVIDER_TIMEOUT_MS = 30_000;
 
 /**
  * One request; a network failure or a timeout is `unavailable`, any HTTP answer is returned as is.
@@ -30,35 +45,42 @@ export interface HttpContext {
  * redirect leaves the origin, so a token never reaches another host.
  */
 export async function send(context: HttpContext, url: string, init: RequestInit = {}): Promise<Response> {
+  const timeout = AbortSignal.timeout(context.timeoutMs);
   try {
-    return await context.fetch(url, { ...init, signal: AbortSignal.timeout(context.timeoutMs) });
+    return await context.fetch(url, { ...init, signal: context.signal ? AbortSignal.any([context.signal, timeout]) : timeout });
   } catch (error) {
+    if (context.signal?.aborted) throw context.signal.reason ?? error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new ProviderCallError(context.provider, 'unavailable', `${context.provider}: ${init.method ?? 'GET'} ${redact(url)} failed: ${reason}`);
   }
 }
 
-/** Reads the body of an answer that should be JSON; anything else is `unavailable` (a proxy's HTML page, a cut body). */
-export async function readJson(context: HttpContext, response: Response, what: string): Promise<unknown> {
+/**
+ * Reads the body of an answer that should be JSON; anything else is `unavailable` (a proxy's HTML page, a
+ * cut body). An empty body is null when the call allows one (`emptyIsNull`: a 204 to a DELETE).
+ */
+export async function readJson(context: HttpContext, response: Response, what: string, options: { emptyIsNull?: boolean } = {}): Promise<unknown> {
   const text = await response.text();
+  if (text === '' && options.emptyIsNull) return null;
   try {
     return JSON.parse(text);
   } catch {
-    throw new ProviderCallError(context.provider, 'unavailable', `${context.provider}: ${what} answered ${response.status} with a body that is not JSON`, response.status);
+    throw new ProviderCallError(context.provider, 'unavailable', `${what}: HTTP ${response.status} with a body that is not JSON`, response.status);
   }
 }
 
 /**
- * The ProviderCallError for an answer the call did not want. `kinds` overrides the default per status
- * (401 unauthorized, 403 unauthorized, 412 not_permitted, 429 rate_limited, 5xx unavailable, other 4xx
- * rejected); e.g. Garmin's backfill makes 403 `not_permitted`.
+ * The ProviderCallError for an answer the call did not want, its message `<what>: HTTP <status> <body>`
+ * (`what` names the provider and the call: `'garmin backfill/activities'`). `kinds` overrides the
+ * default per status; e.g. Garmin's backfill makes 403 `not_permitted`.
  */
 export async function failure(context: HttpContext, response: Response, what: string, kinds: Partial<Record<number, ProviderCallErrorKind>> = {}): Promise<ProviderCallError> {
   const status = response.status;
   const kind = kinds[status] ?? defaultKind(status);
   const detail = (await response.text().catch(() => '')).slice(0, 300);
-  const retryAt = kind === 'rate_limited' ? retryAtOf(context, response.headers) : null;
-  return new ProviderCallError(context.provider, kind, `${context.provider}: ${what} answered ${status}${detail ? ` ${detail}` : ''}`, status, retryAt);
+  const retryAt = kind === 'rate_limited' ? retryAtOf(context, response.headers)
+    : status === 503 ? retryAfterOf(response.headers.get('retry-after'), context.now()) : null;
+  return new ProviderCallError(context.provider, kind, `${what}: HTTP ${status}${detail ? ` ${detail}` : ''}`, status, retryAt);
 }
 
 function defaultKind(status: number): ProviderCallErrorKind {
@@ -69,24 +91,31 @@ function defaultKind(status: number): ProviderCallErrorKind {
   return 'rejected';
 }
 
-/** When to try again after a 429: Retry-After, else X-RateLimit-Reset, else the floor plus jitter. Unix ms. */
-export function retryAtOf(context: HttpContext, headers: Headers): number {
+/**
+ * When to try again after a 429, Unix ms: Retry-After, else X-RateLimit-Reset, else the floor plus
+ * jitter; null only when the context has no floor and the answer named no time.
+ */
+export function retryAtOf(context: HttpContext, headers: Headers): number | null {
   const now = context.now();
-  const retryAfter = headers.get('retry-after')?.trim();
-  if (retryAfter) {
-    if (/^\d+$/.test(retryAfter)) return now + Number(retryAfter) * 1000;
-    const date = Date.parse(retryAfter);
-    if (Number.isFinite(date)) return Math.max(now, date);
-  }
-  const reset = resetAt(headers.get('x-ratelimit-reset'), now);
-  if (reset !== null) return reset;
+  const named = retryAfterOf(headers.get('retry-after'), now) ?? resetAt(headers.get('x-ratelimit-reset'), now);
+  if (named !== null || context.rateLimitFloorMs === null) return named;
   const jitter = Math.floor((context.random ?? Math.random)() * context.rateLimitFloorMs / 5);
   return now + context.rateLimitFloorMs + jitter;
+}
+
+/** `Retry-After` (whole seconds or an HTTP date) as Unix ms, or null when absent or unreadable. */
+export function retryAfterOf(header: string | null, now: number): number | null {
+  const value = header?.trim();
+  if (!value) return null;
+  if (/^\d+$/.test(value)) return now + Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(now, date) : null;
 }
 
 /**
  * `X-RateLimit-Reset` as Unix ms. Wahoo documents it as seconds; assume: seconds until the reset, unless
  * the number is so large it can only be an epoch time (some APIs send that), which is then taken as such.
+ * intervals.icu's `X-RateLimit-*` is reported by one integrator only [unverified] and read the same way.
  */
 export function resetAt(header: string | null, now: number): number | null {
   const value = header?.trim();
@@ -106,4 +135,10 @@ export function formBody(fields: Record<string, string | undefined>): URLSearchP
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) body.set(name, value);
   return body;
+}
+
+/** Gunzips bytes that start with the gzip magic (1f 8b); others are returned as they are. */
+export function maybeGunzip(bytes: Uint8Array): Uint8Array {
+  if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  return new Uint8Array(gunzipSync(bytes));
 }

@@ -4,14 +4,20 @@
  * - `workout_delivery:<id>` sends the workout to every integration whose delivery is still `pending`,
  *   one after another, saving each outcome as it comes: `delivered`, or `failed` with a `reason` and the
  *   provider's words in `detail` when retrying cannot help (412 permission missing, 422, 401 …). A
- *   transient failure (429, 5xx, timeout) leaves that delivery pending with the last error as `detail`,
- *   and the job fails so the runner retries it with its back-off; what was delivered is not sent again.
- *   When the runner gives up, the deliveries still pending become `failed` / `provider_unavailable`.
- *   A workout deleted meanwhile is not sent; one deleted while a send was in flight is removed there.
+ *   transient failure leaves that delivery pending with the last error as `detail`. A 429 (or 503) that
+ *   names when to come back (`Retry-After`, else a reset header: provider-http.ts) puts the job back in
+ *   the queue until then without spending an attempt (RescheduleJob; the latest such time when several
+ *   providers wait), unless that is more than MAX_DELIVERY_WAIT_MS after the delivery was queued: then
+ *   the delivery ends `failed` / `provider_unavailable` at once. Any other transient failure (a 429 naming
+ *   no time, 5xx, timeout) fails the job so the runner retries it with its back-off; what was delivered
+ *   is not sent again. When the runner gives up, the deliveries still pending become `failed` /
+ *   `provider_unavailable`. A workout deleted meanwhile is not sent; one deleted while a send was in
+ *   flight is removed there.
  * - `workout_removal:<id>` removes a deleted workout at each provider that documents how (Garmin,
  *   intervals.icu); a 404 there counts as removed. Refusals are logged: the workout is gone here.
  *
- * Kept honest by test/gateway/workouts.test.ts (the real stack against provider stand-ins).
+ * Kept honest by test/gateway/workouts.test.ts and workout-delivery-rate-limit.test.ts (the real stack
+ * against provider stand-ins).
  */
 import type { Logger } from '../../domain/logger.js';
 import type { Store } from '../../storage/store.js';
@@ -19,11 +25,22 @@ import type { ConnectionRecord, JsonObject, WorkoutDelivery, WorkoutRecord } fro
 import { PROVIDERS, type Provider } from '../../domain/providers.js';
 import { describeWithheld, withheld } from '../../domain/provider-permissions.js';
 import { parseSwf } from '../../domain/workouts/swf.js';
-import { DeliveryRefused, DeliveryUnavailable, type ProviderHttp } from '../workouts/provider-http.js';
+import { ProviderCallError } from '../integrations/provider-call-error.js';
+import { PROVIDER_TIMEOUT_MS } from '../integrations/provider-http.js';
+import { placeWait, rateLimitWaitMs } from '../integrations/rate-limit-wait.js';
+import { DeliveryRefused, refusalOf } from '../workouts/delivery-refused.js';
+import type { WorkoutApi } from '../workouts/provider-call.js';
 import { WORKOUT_SENDERS } from '../workouts/senders.js';
 import { Untranslatable, type WorkoutView } from '../workouts/workout-view.js';
 import type { WorkoutDeliveryOptions } from '../workouts/delivery-options.js';
-import type { JobHandler } from './runner.js';
+import { RescheduleJob, type JobHandler } from './runner.js';
+
+/**
+ * How long after it was queued a delivery may still wait for a provider's named time, milliseconds: an
+ * hour covers Wahoo's 5-minute and hourly windows and intervals.icu's 15-minute one; a spent daily quota
+ * (a reset hours away) ends the delivery as `provider_unavailable` instead of leaving it pending.
+ */
+export const MAX_DELIVERY_WAIT_MS = 3_600_000;
 
 export interface WorkoutJobDeps {
   store: Store;
@@ -38,13 +55,18 @@ export function workoutDeliveryJobHandler(deps: WorkoutJobDeps): JobHandler {
       const workout = await store.workouts.get(String(job.payload.workout_id));
       if (!workout || workout.user_id !== job.user_id) return;
       const parsed = parseSwf(workout.swf);
+      const waitBudgetUntil = job.created_at + MAX_DELIVERY_WAIT_MS;
       let transient: unknown = null;
+      let resumeAt: number | null = null;
       for (const delivery of workout.deliveries) {
         if (delivery.status !== 'pending') continue;
-        const outcome = await deliverOne(deps, workout, delivery, parsed.swf && view(workout, parsed.swf), signal);
-        if (outcome === 'deleted') return;
-        if (outcome !== 'settled') transient = outcome;
+        const outcome = await deliverOne(deps, workout, delivery, parsed.swf && view(workout, parsed.swf), waitBudgetUntil, signal);
+        if (outcome.kind === 'deleted') return;
+        if (outcome.kind === 'wait') resumeAt = Math.max(resumeAt ?? 0, outcome.until);
+        if (outcome.kind === 'retry') transient = outcome.error;
       }
+      // No provider is called again before the time it named; a delivery that merely failed is retried then too.
+      if (resumeAt !== null) throw new RescheduleJob(resumeAt, `workouts: a provider asked to wait until ${new Date(resumeAt).toISOString()}`);
       if (transient !== null) throw transient;
     },
     async onGiveUp(job, error) {
@@ -60,8 +82,13 @@ export function workoutDeliveryJobHandler(deps: WorkoutJobDeps): JobHandler {
   };
 }
 
-/** 'settled' (delivered or failed for good), 'deleted' (the workout went away), or the transient error. */
-async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery: WorkoutDelivery, workoutView: WorkoutView | null, signal: AbortSignal): Promise<'settled' | 'deleted' | unknown> {
+/**
+ * `settled` (delivered or failed for good), `deleted` (the workout went away), `wait` (the provider named
+ * when to come back, Unix ms) or `retry` (a transient failure, for the runner's back-off).
+ */
+type Outcome = { kind: 'settled' } | { kind: 'deleted' } | { kind: 'wait'; until: number } | { kind: 'retry'; error: unknown };
+
+async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery: WorkoutDelivery, workoutView: WorkoutView | null, waitBudgetUntil: number, signal: AbortSignal): Promise<Outcome> {
   const provider = delivery.integration as Provider;
   const remote: JsonObject = { ...delivery.remote };
   // Each write re-reads the record (the workout may have been deleted meanwhile: then stop at once).
@@ -72,7 +99,7 @@ async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery
     const merged = [...new Set([...current.warnings, ...warnings])];
     await deps.store.workouts.updateOne({ id: workout.id }, { set: { deliveries, warnings: merged } });
   };
-  const sent: { to: { connection: ConnectionRecord; http: ProviderHttp } | null } = { to: null };
+  const sent: { to: { connection: ConnectionRecord; http: WorkoutApi } | null } = { to: null };
   try {
     try {
       if (!workoutView) throw new DeliveryRefused('untranslatable', 'the stored workout is no longer valid SWF');
@@ -88,23 +115,48 @@ async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery
       sent.to = { connection, http };
       const warnings = await WORKOUT_SENDERS[provider].deliver({ view: workoutView, connection, http, remote, save: () => save({}) });
       await save({ status: 'delivered', reason: null, detail: null }, warnings);
-      return 'settled';
+      return { kind: 'settled' };
     } catch (error) {
       if (error instanceof WorkoutGone || signal.aborted) throw error;
-      if (error instanceof DeliveryRefused || error instanceof Untranslatable) {
-        await save({ status: 'failed', reason: error.reason, detail: error.message });
-        return 'settled';
+      const refused = error instanceof ProviderCallError ? refusalOf(error) : error;
+      if (refused instanceof DeliveryRefused || refused instanceof Untranslatable) {
+        await save({ status: 'failed', reason: refused.reason, detail: refused.message });
+        return { kind: 'settled' };
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const named = namedWait(error, waitBudgetUntil);
+      if (named?.place === 'give_up') {
+        const detail = `the provider asked to wait until ${new Date(named.until).toISOString()}, past the ${MAX_DELIVERY_WAIT_MS / 60_000} min a delivery waits: ${message}`;
+        await save({ status: 'failed', reason: 'provider_unavailable', detail });
+        return { kind: 'settled' };
+      }
+      if (named) {
+        deps.logger.info({ workout: workout.id, provider, until: named.until }, 'workouts: rate limited, delivery requeued until the provider\'s time');
+        await save({ detail: `waiting until ${new Date(named.until).toISOString()}: ${message}` });
+        return { kind: 'wait', until: named.until };
       }
       deps.logger.warn({ err: error, workout: workout.id, provider }, 'workouts: delivery failed, will retry');
-      await save({ detail: error instanceof Error ? error.message : String(error) });
-      return error instanceof DeliveryUnavailable ? error : new DeliveryUnavailable(String(error), error);
+      await save({ detail: message });
+      return { kind: 'retry', error };
     }
   } catch (error) {
     if (!(error instanceof WorkoutGone)) throw error;
     // Deleted while this delivery was in flight: the removal job did not know what was just created.
     if (sent.to && Object.keys(remote).length > 0) await removeQuietly(deps, sent.to.connection, sent.to.http, remote);
-    return 'deleted';
+    return { kind: 'deleted' };
   }
+}
+
+/**
+ * For a 429 or 503 that named when to come back: that time (Unix ms), and whether it is within the
+ * delivery's wait budget (rate-limit-wait.ts, as the backfill decides). Null for any other failure.
+ */
+function namedWait(error: unknown, budgetUntil: number): { until: number; place: 'reschedule' | 'give_up' } | null {
+  if (!(error instanceof ProviderCallError) || error.retryAt === null || (error.status !== 429 && error.status !== 503)) return null;
+  const now = Date.now();
+  const wait = rateLimitWaitMs(error.retryAt, 1, now);
+  const place = placeWait(wait, { inlineMaxMs: 0, capMs: budgetUntil - now, queue: true });
+  return { until: now + wait, place: place === 'give_up' ? 'give_up' : 'reschedule' };
 }
 
 /** The workout was deleted while it was being delivered. */
@@ -125,7 +177,7 @@ export function workoutRemovalJobHandler(deps: WorkoutJobDeps): JobHandler {
           await sender.remove(await httpFor(deps, connection, signal), connection, target.remote);
         } catch (error) {
           if (signal.aborted) throw error;
-          if (error instanceof DeliveryUnavailable) transient = error;
+          if (error instanceof ProviderCallError && error.retryable) transient = error;
           else deps.logger.warn({ err: error, workout: job.payload.workout_id, provider }, 'workouts: removal refused by the provider');
         }
       }
@@ -134,14 +186,19 @@ export function workoutRemovalJobHandler(deps: WorkoutJobDeps): JobHandler {
   };
 }
 
-async function httpFor(deps: WorkoutJobDeps, connection: ConnectionRecord, signal: AbortSignal): Promise<ProviderHttp> {
+/**
+ * The connection's workout API. No rate-limit floor: a 429 naming no time (Garmin documents no header;
+ * providers.md: "wait ≥ 60 s") is retried with the runner's back-off like a 5xx, as before.
+ */
+async function httpFor(deps: WorkoutJobDeps, connection: ConnectionRecord, signal: AbortSignal): Promise<WorkoutApi> {
   return {
-    provider: connection.provider, baseUrl: deps.options.apiBaseUrls[connection.provider],
-    token: await deps.options.accessTokenFor(connection), fetch: deps.options.fetch, signal,
+    context: { provider: connection.provider, fetch: deps.options.fetch, now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null, signal },
+    baseUrl: deps.options.apiBaseUrls[connection.provider],
+    token: await deps.options.accessTokenFor(connection),
   };
 }
 
-async function removeQuietly(deps: WorkoutJobDeps, connection: ConnectionRecord, http: ProviderHttp, remote: JsonObject): Promise<void> {
+async function removeQuietly(deps: WorkoutJobDeps, connection: ConnectionRecord, http: WorkoutApi, remote: JsonObject): Promise<void> {
   try {
     await WORKOUT_SENDERS[connection.provider].remove?.(http, connection, remote);
   } catch (error) {

@@ -8,7 +8,7 @@
 import type { ConnectionRecord } from '../../storage/records.js';
 import type { Provider } from '../../domain/providers.js';
 import { openCredentials } from '../integrations/credentials.js';
-import { DeliveryRefused } from './provider-http.js';
+import { DeliveryRefused } from './delivery-refused.js';
 
 export interface WorkoutDeliveryOptions {
   /** API base URL per provider (stand-ins in tests). */

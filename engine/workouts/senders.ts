@@ -20,7 +20,8 @@
  */
 import type { ConnectionRecord, JsonObject } from '../../storage/records.js';
 import type { Provider } from '../../domain/providers.js';
-import { callProvider, idField, type ProviderHttp } from './provider-http.js';
+import { ProviderCallError } from '../integrations/provider-call-error.js';
+import { callProvider, idField, type WorkoutApi } from './provider-call.js';
 import { toGarminWorkout } from './garmin-workout.js';
 import { toIntervalsEvent } from './intervals-icu-workout.js';
 import { toWahooDelivery } from './wahoo-workout.js';
@@ -29,7 +30,7 @@ import type { WorkoutView } from './workout-view.js';
 export interface SendContext {
   view: WorkoutView;
   connection: ConnectionRecord;
-  http: ProviderHttp;
+  http: WorkoutApi;
   /** What earlier attempts created (remote ids); grows as calls succeed. */
   remote: JsonObject;
   save(remote: JsonObject): Promise<void>;
@@ -39,7 +40,7 @@ export interface WorkoutSender {
   /** Sends the workout; answers the warnings of its translation. */
   deliver(context: SendContext): Promise<string[]>;
   /** Removes what `remote` names; absent when the provider documents no way to. */
-  remove?(http: ProviderHttp, connection: ConnectionRecord, remote: JsonObject): Promise<void>;
+  remove?(http: WorkoutApi, connection: ConnectionRecord, remote: JsonObject): Promise<void>;
 }
 
 const garmin: WorkoutSender = {
@@ -113,7 +114,7 @@ async function ignoreGone(call: Promise<unknown>): Promise<void> {
   try {
     await call;
   } catch (error) {
-    if (error instanceof Error && 'reason' in error && (error as { reason: string }).reason === 'not_found') return;
+    if (error instanceof ProviderCallError && error.status === 404) return;
     throw error;
   }
 }

@@ -23,11 +23,10 @@
 import type { ProviderTokens } from '../credentials.js';
 import { inRange } from '../daily-import.js';
 import { newPkcePair } from '../pkce.js';
-import { ProviderCallError } from '../provider-call-error.js';
+import { ProviderCallError, translated } from '../provider-call-error.js';
 import type { Fetch, HttpContext } from '../provider-http.js';
 import { PushRejected, type HistoryPage, type ProviderAdapter, type ProviderSettings, type PushItem, type PushRequest } from '../provider.js';
 import { memoryKeeper, Serializer } from '../token-keeper.js';
-import { translated } from '../translate-error.js';
 import { GARMIN_RATE_LIMIT_FLOOR_MS, GarminClient, type GarminBackfillType } from './client.js';
 import { garminDailiesOf } from './dailies.js';
 import type { GarminApp } from './endpoints.js';

@@ -2,16 +2,19 @@
  * intervals.icu (shared/spec/providers.md §2): OAuth code flow without PKCE or refresh (tokens last until
  * revoked), the athlete's activity list paged newest first by moving `newest` back, the original file
  * (gzip sniffed by its magic bytes), the `secret` webhook envelope, wellness as dailies, and
- * `disconnect-app` to revoke. Athlete id `0` means the token's owner.
+ * `disconnect-app` to revoke. Athlete id `0` means the token's owner. HTTP goes through provider-http.ts
+ * like every provider's (a 429 without `Retry-After` names no time: the framework backs off, the limit
+ * being per second); its ProviderCallErrors become the framework's errors at this edge (`translated`).
  *
  * Facts marked [unverified] in providers.md are repeated where they are relied on. Kept honest by
  * test/engine/integrations/intervals-icu.test.ts against test/support/standins/intervals-icu.ts.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { ProviderTokens } from '../credentials.js';
-import { maybeGunzip, providerFetch } from '../http.js';
+import { ProviderCallError, translated } from '../provider-call-error.js';
+import { failure, formBody, maybeGunzip, PROVIDER_TIMEOUT_MS, readJson, send, type HttpContext } from '../provider-http.js';
 import {
-  ProviderError, PushRejected, type AuthorizationStart, type HistoryPage, type ProviderAdapter, type ProviderSettings,
+  PushRejected, type AuthorizationStart, type HistoryPage, type ProviderAdapter, type ProviderSettings,
   type PushItem, type PushRequest, type RemoteActivity, type RemoteDaily,
 } from '../provider.js';
 
@@ -39,6 +42,15 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
   const api = settings.apiBaseUrl;
   const listLimit = options.listLimit ?? LIST_LIMIT;
   const bearer = (tokens: ProviderTokens) => ({ authorization: `Bearer ${tokens.access_token}` });
+  // No floor: a 429 without Retry-After leaves the wait to the framework's back-off (10 requests/s per IP [ICU-rl]).
+  // fetch is looked up per call, as before: a test may stub the global after the adapter is built.
+  const context: HttpContext = { provider: PROVIDER, fetch: (input, init) => globalThis.fetch(input, init), now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null };
+  /** A call whose answer must be JSON (`what` names it in errors); other answers fail as provider-http.ts maps them. */
+  const getJson = async (url: string, what: string, init: RequestInit): Promise<unknown> => {
+    const response = await send(context, url, init);
+    if (!response.ok) throw await failure(context, response, what);
+    return readJson(context, response, what);
+  };
 
   return {
     provider: PROVIDER,
@@ -49,42 +61,40 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
       return { url: url.href, codeVerifier: null }; // no PKCE on intervals.icu
     },
 
-    async exchangeCode({ code, redirectUri }) {
+    exchangeCode: ({ code, redirectUri }) => translated(async () => {
       // "Exchange within 2 minutes": the callback does it at once.
-      const response = await providerFetch(PROVIDER, `${settings.tokenBaseUrl}/api/oauth/token`, {
+      const body = (await getJson(`${settings.tokenBaseUrl}/api/oauth/token`, 'intervals_icu code exchange', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_id: settings.clientId, client_secret: settings.clientSecret, code, redirect_uri: redirectUri }),
-      });
-      const body = (await response.json()) as { access_token?: string; scope?: string; athlete?: { id?: string | number } };
-      if (typeof body.access_token !== 'string') throw new ProviderError(PROVIDER, 'token answer without access_token');
+        body: formBody({ client_id: settings.clientId, client_secret: settings.clientSecret, code, redirect_uri: redirectUri }),
+      })) as { access_token?: string; scope?: string; athlete?: { id?: string | number } } | null;
+      if (typeof body?.access_token !== 'string') throw new ProviderCallError(PROVIDER, 'unavailable', 'intervals_icu: token answer without access_token');
       return {
         access_token: body.access_token, refresh_token: null, expires_at: null, refresh_expires_at: null,
         // The granted scope may be narrower than asked (the user can untick scopes).
         scope: body.scope ?? null,
         externalUserId: body.athlete?.id === undefined ? null : String(body.athlete.id),
       };
-    },
+    }),
 
     async refresh() {
       return null; // no expiry, no refresh token [unverified: tokens last until revoked]
     },
 
-    async identity(tokens) {
-      const response = await providerFetch(PROVIDER, `${api}/api/v1/athlete/0`, { headers: bearer(tokens) });
-      const body = (await response.json()) as { id?: string | number };
-      if (body.id === undefined) throw new ProviderError(PROVIDER, 'athlete without id');
+    identity: (tokens) => translated(async () => {
+      const body = (await getJson(`${api}/api/v1/athlete/0`, 'intervals_icu GET athlete', { headers: bearer(tokens) })) as { id?: string | number } | null;
+      if (body?.id === undefined) throw new ProviderCallError(PROVIDER, 'unavailable', 'intervals_icu: athlete without id');
       return String(body.id);
-    },
+    }),
 
-    async listHistory(tokens, { cursor, oldest, newest }): Promise<HistoryPage> {
+    listHistory: (tokens, { cursor, oldest, newest }) => translated(async (): Promise<HistoryPage> => {
       // The first window ends a day after `newest`: local times run up to 14 h ahead of UTC.
       const place: Cursor = cursor ? (JSON.parse(cursor) as Cursor) : { newest: localIso(newest + 86_400_000), seen: [] };
       const url = new URL(`${api}/api/v1/athlete/0/activities`);
       // `oldest` is required; the list is newest first and has no cursor: page by moving `newest` back.
       url.search = new URLSearchParams({ oldest: localIso(oldest).slice(0, 10), newest: place.newest, limit: String(listLimit) }).toString();
-      const listed = (await (await providerFetch(PROVIDER, url.href, { headers: bearer(tokens) })).json()) as ListedActivity[];
-      if (!Array.isArray(listed)) throw new ProviderError(PROVIDER, 'activity list is not an array');
+      const listed = (await getJson(url.href, 'intervals_icu GET activities', { headers: bearer(tokens) })) as ListedActivity[];
+      if (!Array.isArray(listed)) throw new ProviderCallError(PROVIDER, 'unavailable', 'intervals_icu: activity list is not an array');
       const seen = new Set(place.seen);
       const activities: RemoteActivity[] = [];
       for (const item of listed) {
@@ -103,15 +113,19 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
         ? { newest: localIso(Date.parse(`${last}Z`) - 1000), seen: [] } // a full page at one instant: step past it
         : { newest: last, seen: atLast };
       return { activities, next: JSON.stringify(next) };
-    },
+    }),
 
-    async download(tokens, activity) {
+    download: (tokens, activity) => translated(async () => {
       if (activity.file === null) return null;
-      const response = await providerFetch(PROVIDER, `${api}/api/v1/activity/${encodeURIComponent(activity.file)}/file`, { headers: bearer(tokens) }, { allowMissing: true });
-      if (response.status === 404 || response.status === 410) return null;
+      const response = await send(context, `${api}/api/v1/activity/${encodeURIComponent(activity.file)}/file`, { headers: bearer(tokens) });
+      if (response.status === 404 || response.status === 410) {
+        await response.body?.cancel();
+        return null; // gone: not an error of the connection
+      }
+      if (!response.ok) throw await failure(context, response, 'intervals_icu GET activity file');
       // The original file, reportedly gzip-compressed [unverified]: sniff the magic bytes.
       return maybeGunzip(new Uint8Array(await response.arrayBuffer()));
-    },
+    }),
 
     parsePush(request: PushRequest): PushItem[] {
       let envelope: { secret?: unknown; events?: unknown };
@@ -130,20 +144,19 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
       return (envelope.events as unknown[]).map((event) => (isObject(event) ? pushItemOf(event as IntervalsEvent) : { kind: 'ignored', reason: 'an event that is not an object' }));
     },
 
-    async dailies(tokens, { oldest, newest }) {
+    dailies: (tokens, { oldest, newest }) => translated(async () => {
       const url = new URL(`${api}/api/v1/athlete/0/wellness`);
       url.search = new URLSearchParams({ oldest, newest }).toString();
-      const records = (await (await providerFetch(PROVIDER, url.href, { headers: bearer(tokens) })).json()) as WellnessRecord[];
+      const records = (await getJson(url.href, 'intervals_icu GET wellness', { headers: bearer(tokens) })) as WellnessRecord[];
       return Array.isArray(records) ? records.flatMap(dailiesOf) : [];
-    },
+    }),
 
-    async revoke(tokens) {
-      try {
-        await providerFetch(PROVIDER, `${api}/api/v1/disconnect-app`, { method: 'DELETE', headers: bearer(tokens) });
-      } catch (error) {
-        if ((error as Error).name !== 'AuthorizationRevoked') throw error; // already refused: nothing to revoke
-      }
-    },
+    revoke: (tokens) => translated(async () => {
+      const response = await send(context, `${api}/api/v1/disconnect-app`, { method: 'DELETE', headers: bearer(tokens) });
+      // A token already refused (401/403) has nothing left to revoke. assume: 401 = re-authorize.
+      if (!response.ok && response.status !== 401 && response.status !== 403) throw await failure(context, response, 'intervals_icu DELETE disconnect-app');
+      await response.body?.cancel();
+    }),
   };
 }
 

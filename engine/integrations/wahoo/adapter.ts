@@ -20,11 +20,10 @@
 import type { ProviderTokens } from '../credentials.js';
 import { inRange } from '../daily-import.js';
 import { newPkcePair } from '../pkce.js';
-import { ProviderCallError } from '../provider-call-error.js';
+import { ProviderCallError, translated } from '../provider-call-error.js';
 import type { Fetch, HttpContext } from '../provider-http.js';
 import { PushRejected, type HistoryPage, type ProviderAdapter, type ProviderSettings, type PushItem, type PushRequest, type RemoteActivity } from '../provider.js';
 import { memoryKeeper, Serializer } from '../token-keeper.js';
-import { translated } from '../translate-error.js';
 import { WahooClient } from './client.js';
 import { wahooDailiesOf } from './dailies.js';
 import { WAHOO_DEFAULT_SCOPES, type WahooApp } from './endpoints.js';

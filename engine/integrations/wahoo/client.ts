@@ -127,7 +127,8 @@ export class WahooClient {
     this.gauge.check(this.context.now());
     const response = await send(this.context, wahooUrl(this.app, path), { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } });
     this.gauge.observe(response.headers, this.context.now());
-    if (response.status === 429) this.gauge.blockUntil(retryAtOf(this.context, response.headers));
+    const until = response.status === 429 ? retryAtOf(this.context, response.headers) : null;
+    if (until !== null) this.gauge.blockUntil(until);
     return response;
   }
 

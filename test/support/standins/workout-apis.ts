@@ -6,7 +6,8 @@
  *
  * - Garmin Training API V2: `POST /workoutportal/workout/v2` → `{workoutId}`, `POST /training-api/schedule/`
  *   → `{scheduleId}`, `DELETE /training-api/workout/v2/{id}` → 204 (404 unknown); **412** when the user's
- *   permissions lack WORKOUT_IMPORT, **429** past the per-user daily quota (evaluation: 200/user/day), 400
+ *   permissions lack WORKOUT_IMPORT, **429** past the per-user daily quota (evaluation: 200/user/day;
+ *   Garmin documents no `Retry-After`, so none is sent unless `quotaRetryAfter` asks for one), 400
  *   for a body without `workoutName`/`sport`/`segments` or more than 100 steps, or a schedule without
  *   `workoutId`/`date`.
  * - intervals.icu: `POST /api/v1/athlete/{id}/events/bulk?upsert=true` upserts on `external_id`
@@ -15,9 +16,11 @@
  * - Wahoo: `GET /v1/plans?external_id=` (an array [unverified]), `POST /v1/plans` (form; both
  *   `plan[external_id]` and `plan[provider_updated_at]` required, `plan[file]` a base64 JSON data URL with
  *   `header` and `intervals`, else **422**), `POST /v1/workouts` (form, an existing `plan_id`, else 422);
- *   rate headers on every answer.
+ *   rate headers on every answer, and once `quota` calls are spent **429** with `X-RateLimit-Reset` and no
+ *   `Retry-After` [WAH-doc].
  *
- * All: Bearer tokens checked (401 otherwise), a request log, and scripted faults (`failNext`). Kept
+ * All: Bearer tokens checked (401 otherwise), a request log, and scripted faults (`failNext`, with headers
+ * such as a 503's `Retry-After`). Kept
  * honest by test/gateway/workouts.test.ts, which drives the real engine against it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -101,6 +104,8 @@ export class GarminTrainingApi extends WorkoutApiStandin {
   readonly permissions = new Map<string, string[]>();
   /** Training API calls per user and day before 429 (evaluation: 200). */
   dailyQuota = 200;
+  /** Seconds to send as `Retry-After` with a quota 429; null (Garmin's documented behaviour): no header. */
+  quotaRetryAfter: number | null = null;
   private readonly used = new Map<string, number>();
 
   protected owns(request: StandinRequest): boolean {
@@ -110,7 +115,9 @@ export class GarminTrainingApi extends WorkoutApiStandin {
   protected route(request: StandinRequest, token: string, json: unknown): StandinAnswer {
     const used = (this.used.get(token) ?? 0) + 1;
     this.used.set(token, used);
-    if (used > this.dailyQuota) return { status: 429, body: { errorMessage: 'quota exceeded' } };
+    if (used > this.dailyQuota) {
+      return { status: 429, body: { errorMessage: 'quota exceeded' }, ...(this.quotaRetryAfter !== null && { headers: { 'retry-after': String(this.quotaRetryAfter) } }) };
+    }
     if (!(this.permissions.get(token) ?? ['WORKOUT_IMPORT']).includes('WORKOUT_IMPORT')) {
       return { status: 412, body: { errorMessage: 'User permission WORKOUT_IMPORT is missing' } };
     }
@@ -191,6 +198,12 @@ export class IntervalsEventsApi extends WorkoutApiStandin {
 export class WahooPlansApi extends WorkoutApiStandin {
   readonly plans = new Map<number, { external_id: string; filename: string; provider_updated_at: string; plan: { header: unknown; intervals: unknown[] } }>();
   readonly workouts = new Map<number, Record<string, string>>();
+  /**
+   * Calls before the app's budget is spent (null: unlimited), and the seconds until it resets: a spent
+   * 5-minute window is ≤ 300, a spent day up to 86,400.
+   */
+  quota: { calls: number; resetSeconds: number } | null = null;
+  private calls = 0;
 
   protected owns(request: StandinRequest): boolean {
     return /^\/v1\/(plans|workouts)/.test(request.url.pathname);
@@ -198,11 +211,18 @@ export class WahooPlansApi extends WorkoutApiStandin {
 
   protected override decorate(answer: StandinAnswer): StandinAnswer {
     // [WAH-doc]: every answer carries the rate headers (day, hour, 5 min).
-    return { ...answer, headers: { 'x-ratelimit-limit': '5000, 1000, 200', 'x-ratelimit-remaining': '4999, 999, 199', 'x-ratelimit-reset': '300', ...answer.headers } };
+    const spent = this.quota !== null && this.calls > this.quota.calls;
+    const rate = spent
+      ? { 'x-ratelimit-limit': '5000, 1000, 200', 'x-ratelimit-remaining': '0, 0, 0', 'x-ratelimit-reset': String(this.quota!.resetSeconds) }
+      : { 'x-ratelimit-limit': '5000, 1000, 200', 'x-ratelimit-remaining': '4999, 999, 199', 'x-ratelimit-reset': '300' };
+    return { ...answer, headers: { ...rate, ...answer.headers } };
   }
 
   protected route(request: StandinRequest, _token: string, _json: unknown, form: Record<string, string>): StandinAnswer {
     const { pathname, searchParams } = request.url;
+    this.calls += 1;
+    // "excess → 429; no Retry-After: wait X-RateLimit-Reset" [WAH-doc]
+    if (this.quota !== null && this.calls > this.quota.calls) return { status: 429, body: { error: 'Rate limit exceeded' } };
     if (request.method === 'GET' && pathname === '/v1/plans') {
       const externalId = searchParams.get('external_id');
       return { status: 200, body: [...this.plans.entries()].filter(([, plan]) => externalId === null || plan.external_id === externalId).map(([id, plan]) => ({ id, external_id: plan.external_id })) };
