@@ -158,24 +158,6 @@ export class PushRejected extends Error {
   }
 }
 
-/** When to retry a throttled request (ms since epoch), from `Retry-After` (seconds or HTTP date) or a reset header. */
-export function retryAtFrom(headers: Headers, now: number): number | null {
-  const retryAfter = headers.get('retry-after');
-  if (retryAfter !== null) {
-    const seconds = Number(retryAfter);
-    if (Number.isFinite(seconds) && seconds >= 0) return now + seconds * 1000;
-    const date = Date.parse(retryAfter);
-    if (Number.isFinite(date)) return Math.max(now, date);
-  }
-  const reset = headers.get('x-ratelimit-reset');
-  if (reset !== null) {
-    // Wahoo: seconds until the window resets; some providers send an epoch second instead.
-    const value = Number(reset.split(',')[0]);
-    if (Number.isFinite(value) && value >= 0) return value > 1e9 ? value * 1000 : now + value * 1000;
-  }
-  return null;
-}
-
 /** Back-off with full jitter when the provider gave no hint: attempt 1 → up to `baseMs`, doubling, capped. */
 export function backoffMs(attempt: number, baseMs = 1000, capMs = 15 * 60_000, random = Math.random): number {
   const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));

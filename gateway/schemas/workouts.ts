@@ -80,7 +80,7 @@ export const Delivery = named('WorkoutDelivery', z.object({
   status: z.enum(['pending', 'delivered', 'failed']),
   reason: z.string().optional().describe(
     'Why it failed: not_connected, permission_missing (Garmin 412), authorization_refused (401), forbidden (403), rejected (400/422), '
-    + 'not_found, conflict, bad_response, too_many_steps (Garmin > 100), untranslatable, provider_unavailable (gave up after retries on 429/5xx), not_configured',
+    + 'not_found, conflict, bad_response, too_many_steps (Garmin > 100), untranslatable, provider_unavailable (gave up after retries on 5xx or a 429 naming no time, or asked to wait beyond an hour after the delivery was queued), not_configured',
   ),
   detail: z.string().optional().describe("The provider's answer, or the last transient error while still pending"),
   updated_at: z.string().meta({ format: 'date-time' }).optional(),
