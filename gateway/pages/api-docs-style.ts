@@ -53,7 +53,7 @@ body{margin:0;background:#fff}
 .swagger-ui table.responses-table tbody tr td{display:block;width:auto;max-width:none;padding:2px 0}
 .swagger-ui table.responses-table td.response-col_status{font-weight:700;font-size:14px}
 .swagger-ui table.responses-table td.response-col_links{display:none}
-.swagger-ui .response-col_description__inner div.markdown,.swagger-ui .response-col_description__inner div.renderedMarkdown{padding:8px}
+.swagger-ui .response-col_description__inner div.markdown,.swagger-ui .response-col_description__inner div.renderedMarkdown{padding:0 0 6px}
 .swagger-ui .response-control-media-type{flex-wrap:wrap}
 .swagger-ui .response-control-media-type select,.swagger-ui .content-type-wrapper select{max-width:100%}
 .swagger-ui .model-example{margin-top:6px}
