@@ -9,7 +9,7 @@
 import { scaleLinear } from 'd3-scale';
 import { area, line } from 'd3-shape';
 import { html, type Html } from '../html.js';
-import { bucketize, type Buckets } from './buckets.js';
+import { bridgeGaps, bucketize, type Buckets } from './buckets.js';
 import { paceAxis, paceOf, paceText, quantile } from './pace.js';
 import { METRIC_COLORS, px, SIZES, svg, type ChartSize } from './svg.js';
 
@@ -35,6 +35,8 @@ export interface SeriesPanel {
 }
 
 const PANEL = { title: 22, plot: 96, gap: 14 } as const;
+/** Longest gap without samples drawn across, s: smart recording writes every 1–14 s; a longer gap is a pause. */
+const BRIDGE_SECONDS = 15;
 const AXIS = 26;
 
 /** Seconds → "1:05:00" (or "5:00" under an hour). */
@@ -109,6 +111,7 @@ function panelSvg(size: ChartSize, elapsed: Float64Array, duration: number, pane
     const plotTop = top + PANEL.title;
     const bottom = plotTop + PANEL.plot;
     const speeds = bucketize(elapsed, panel.values, 0, duration, count);
+    bridgeGaps(speeds, duration / count, BRIDGE_SECONDS);
     const buckets = panel.pace ? paceBuckets(speeds, panel.pace.cap) : speeds;
     const axis = panel.pace ? fittedPaceAxis(buckets, panel.pace.cap) : valueAxis(buckets, panel.fromZero ?? false);
     if (axis === null) return;
