@@ -39,7 +39,7 @@ test('puts pace ticks on round values that cover the range, at most the asked nu
   assert.equal(paceAxis(262, 341, 3), { fast: 240, slow: 360, ticks: [240, 300, 360] });
   assert.equal(paceAxis(283, 301, 4), { fast: 280, slow: 310, ticks: [280, 290, 300, 310] });
   assert.equal(paceAxis(301, 283, 4), paceAxis(283, 301, 4), 'either order');
-  assert.equal(paceAxis(180, 900, 3), { fast: 0, slow: 900, ticks: [0, 300, 600, 900] });
+  assert.equal(paceAxis(190, 900, 3), { fast: 180, slow: 900, ticks: [300, 600, 900] }, 'the top stops at the minute above the fastest pace, not at 0:00');
   assert.equal(paceAxis(300, 300, 3), { fast: 300, slow: 305, ticks: [300, 305] }, 'a flat pace still gets an axis');
 });
 
@@ -84,6 +84,7 @@ test('draws a pace mean-max curve with min:ss ticks, faster at the top, and min:
   const ticks = [...wide.matchAll(/y="([\d.]+)" text-anchor="end" fill="#6b7280">(\d+:\d\d)<\/text>/g)].map((match) => ({ y: Number(match[1]), text: match[2]! }));
   assert.ok(ticks.length >= 3, JSON.stringify(ticks));
   for (let i = 1; i < ticks.length; i++) assert.ok(ticks[i]!.y > ticks[i - 1]!.y, 'each slower tick is lower');
+  assert.not.ok(ticks.some((tick) => tick.text === '0:00'), 'no 0:00 /km tick');
   assert.match(wide, 'data-points="1:3:20,5:3:30,60:3:55,300:4:22,1200:4:41"');
 });
 

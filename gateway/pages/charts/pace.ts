@@ -50,7 +50,7 @@ export function paceOfSpeed(metresPerSecond: number, cap: number): string {
 const STEPS = [5, 10, 15, 30, 60, 120, 300, 600] as const;
 
 export interface PaceAxis {
-  /** Fastest (top) and slowest (bottom) ends, s/km, on ticks. */
+  /** Fastest (top) and slowest (bottom) ends, s/km: the bottom on a tick, the top on a whole minute or a tick. */
   fast: number;
   slow: number;
   /** Ascending s/km, every one a multiple of the step. */
@@ -58,19 +58,21 @@ export interface PaceAxis {
 }
 
 /**
- * An axis covering [fastest, slowest] s/km with at most `target` intervals between round ticks: the ends
- * are moved out to the nearest multiple of the step, and a span too small to draw is widened to one step.
+ * An axis covering [fastest, slowest] s/km with at most `target` intervals between round ticks: the slow end
+ * is moved out to the next multiple of the step; the fast end to the previous one, or, for steps above a
+ * minute, only to the previous whole minute (so a 3:10 /km best does not stretch a 5-minute-step axis up
+ * to 0:00); a span too small to draw is widened to one step.
  */
 export function paceAxis(fastest: number, slowest: number, target: number): PaceAxis {
   // To the millisecond, so that 1000 / (1000 / 240) still lands on the 4:00 tick.
   const low = Math.round(Math.min(fastest, slowest) * 1000) / 1000;
   const high = Math.round(Math.max(fastest, slowest) * 1000) / 1000;
   const step = STEPS.find((candidate) => Math.ceil(high / candidate) - Math.floor(low / candidate) <= target) ?? STEPS[STEPS.length - 1]!;
-  const fast = Math.floor(low / step) * step;
+  const fast = Math.floor(low / Math.min(step, 60)) * Math.min(step, 60);
   let slow = Math.ceil(high / step) * step;
   if (slow <= fast) slow = fast + step;
   const ticks: number[] = [];
-  for (let tick = fast; tick <= slow + 1e-9; tick += step) ticks.push(tick);
+  for (let tick = Math.ceil(fast / step) * step; tick <= slow + 1e-9; tick += step) ticks.push(tick);
   return { fast, slow, ticks };
 }
 
