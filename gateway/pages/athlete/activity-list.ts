@@ -73,9 +73,11 @@ function row(activity: ListedActivity): Html {
 export function activityListPage(view: ListView): PageOptions {
   const { filters } = view;
   const filtered = Boolean(filters.start || filters.end || filters.sport || filters.tag);
-  const body = html`<div class="page-head"><div><h1>Activities</h1><p class="muted">Newest first${filtered ? ', filtered' : ''}.</p></div><a class="button action" href="/training/upload">Upload files</a></div>
+  // Nothing to filter yet: the page is the welcome, without the filter form.
+  const none = view.activities.length === 0 && !filtered && view.page === 1;
+  const body = html`<div class="page-head"><div><h1>Activities</h1>${none ? null : html`<p class="muted">Newest first${filtered ? ', filtered' : ''}.</p>`}</div>${none ? null : html`<a class="button action" href="/training/upload">Upload files</a>`}</div>
 ${view.problems.map((problem) => html`<p class="notice warn" role="alert">${problem}</p>`)}
-<section class="panel" aria-label="Filters">
+${none ? null : html`<section class="panel" aria-label="Filters">
 <form class="filters" method="get" action="/training">
 <div><label for="start">From</label><input id="start" type="date" name="start" value="${filters.start}"></div>
 <div><label for="end">To</label><input id="end" type="date" name="end" value="${filters.end}"></div>
@@ -83,10 +85,12 @@ ${view.problems.map((problem) => html`<p class="notice warn" role="alert">${prob
 <div><label for="tags">Tag</label><select id="tags" name="tags"><option value="">Any tag</option>${view.tags.map((tag) => html`<option value="${tag}"${tag === filters.tag ? html` selected` : null}>${tag}</option>`)}</select></div>
 <div><button type="submit">Apply</button></div>
 </form>
-</section>
+</section>`}
 <section class="panel" aria-label="Activities">
 ${view.activities.length === 0
-  ? html`<p class="empty">${filtered || view.page > 1 ? 'No activity matches these filters.' : html`No activities yet. <a href="/training/upload">Upload a FIT or CSV file</a> to see it here.`}</p>`
+  ? none
+    ? html`<div class="empty welcome"><p><strong>No activities yet.</strong></p><p>Upload FIT files from your watch or bike computer, or CSV files, and each shows here with its charts, laps and best efforts.</p><a class="button action" href="/training/upload">Upload files</a></div>`
+    : html`<p class="empty">No activity matches these filters. <a href="/training">Clear the filters</a></p>`
   : html`<div class="activity-row head" aria-hidden="true"><div>Date</div><div>Activity</div><div class="m">Time</div><div class="m">Distance</div><div class="m">Pace/speed</div><div class="m">Avg power</div><div class="m">Avg HR</div></div>
 <ul class="activities">${view.activities.map(row)}</ul>`}
 ${view.page > 1 || view.hasOlder

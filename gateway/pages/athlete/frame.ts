@@ -83,7 +83,8 @@ a.activity-row:hover{background:#f8fafc}
 .pager{display:flex;justify-content:space-between;align-items:center;gap:1rem;margin-top:.75rem;font-size:.9rem}
 .pager a{font-weight:600;text-decoration:none}
 .empty{padding:1.5rem .5rem;text-align:center;color:var(--muted)}
-.grid2{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem}
+.empty.welcome{padding:2.5rem 1rem}.empty.welcome p{margin:0 auto .5rem;max-width:32rem}.empty.welcome strong{color:var(--ink);font-size:1.1rem}.empty.welcome .button{margin-top:.75rem}
+.grid2{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem;margin:0 0 1rem}.grid2>.panel{margin:0}
 .drop{display:block;border:2px dashed #c5cbd5;border-radius:12px;padding:2rem 1rem;text-align:center;background:#fafbfd;margin:0;cursor:pointer;font-weight:500}
 .drop strong{display:block;font-size:1.1rem;margin-bottom:.25rem}
 .drop.over{border-color:var(--accent);background:#eef4ff}
@@ -96,6 +97,7 @@ a.activity-row:hover{background:#f8fafc}
 .uploads .file{min-width:0}.uploads .file strong{display:block;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .uploads .file span{font-size:.85rem;color:var(--muted)}.uploads .file .error-text{color:var(--danger)}
 .uploads .state{display:flex;align-items:center;gap:.6rem;flex:none}
+.uploads .state a{font-weight:600;font-size:.9rem;text-decoration:none;padding:.2rem .6rem;border:1px solid var(--line);border-radius:8px}.uploads .state a:hover{background:#f8fafc}
 .js .nojs{display:none}
 @media (max-width:760px){
 main.dashboard{padding:1rem .75rem 2rem}
@@ -105,8 +107,8 @@ nav.athlete a{padding:.4rem .6rem}
 table.data th,table.data th.num{white-space:normal;padding:.4rem .35rem}table.data td{padding:.45rem .35rem}table.data th .unit{display:block}
 .stats.peaks{grid-template-columns:repeat(3,minmax(0,1fr))}
 .grid2{grid-template-columns:minmax(0,1fr)}
-.activity-row{grid-template-columns:auto auto auto auto minmax(0,1fr);grid-template-areas:"what what what what when" "dur dist spd pow hr";gap:.25rem .85rem;padding:.7rem .25rem}
-.activity-row .what{grid-area:what}.activity-row .when{grid-area:when;text-align:right}
+.activity-row{grid-template-columns:auto auto auto auto minmax(0,1fr);grid-template-areas:"what what what when when" "dur dist spd pow hr";gap:.25rem .85rem;padding:.7rem .25rem}
+.activity-row .what{grid-area:what}.activity-row .when{grid-area:when;text-align:right;white-space:nowrap}
 .activity-row .dur{grid-area:dur}.activity-row .dist{grid-area:dist}.activity-row .spd{grid-area:spd}.activity-row .pow{grid-area:pow}.activity-row .hr{grid-area:hr}.activity-row .m{text-align:left;font-size:.875rem;color:#374151}
 .activity-row.head{display:none}
 .panel{padding:.9rem .85rem}
