@@ -130,7 +130,7 @@ function runCsv(start: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-pages('shows a run\'s speed as pace (min:ss per km) in the list, the summary, the chart and the mean-max, and a ride\'s as km/h', async ({ stack }) => {
+pages('shows a run\'s speed as pace (min:ss per km) in the list, the summary, the chart, the mean-max and the season, and a ride\'s as km/h', async ({ stack }) => {
   const { jar, token } = await athlete(stack);
   const sent = (await (await upload(stack, token, [{ name: 'run.csv', bytes: runCsv('2024-05-10T06:00:00Z') }])).json()) as { sources: { id: string }[] };
   const source = await settled(stack, token, sent.sources[0]!.id);
@@ -149,6 +149,11 @@ pages('shows a run\'s speed as pace (min:ss per km) in the list, the summary, th
   assert.match(page, 'Mean-max pace');
   assert.match(page, /1 min<\/span><span class="value">5:00<span class="unit">\/km/);
   assert.match(page, />5:00<\/text>/, 'a pace tick at 5:00');
+
+  const season = await (await jar.get('/training/season?sport=running&metric=speed&start=2024-01-01&end=2024-12-31')).text();
+  assert.match(season, '<option value="speed" selected>Pace (min/km)</option>');
+  assert.match(season, 'Mean-max curve, /km');
+  assert.match(season, /<td>1 min<\/td><td class="num">5:00<\/td>/, 'the key durations in pace');
 
   const cycling = await (await jar.get(`/training/activities/${ride}`)).text();
   assert.not.match(cycling, 'Avg pace');
