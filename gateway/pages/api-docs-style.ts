@@ -21,11 +21,13 @@ body{margin:0;background:#fff}
 .swagger-ui .scheme-container{padding:12px 0;margin:0 0 12px;box-shadow:none;border-top:1px solid #e5e7eb;border-bottom:1px solid #e5e7eb}
 .swagger-ui .scheme-container .schemes{flex-wrap:wrap;gap:12px;align-items:flex-end}
 .swagger-ui .scheme-container .schemes>.schemes-server-container,.swagger-ui .scheme-container .schemes .servers{width:100%}
-.swagger-ui .scheme-container .servers select{width:100%;max-width:100%}
+.swagger-ui .scheme-container .schemes>.schemes-server-container>div{flex:1 1 100%;min-width:0}
+.swagger-ui .scheme-container .servers>label{display:block;margin:0}
+.swagger-ui .scheme-container .schemes>.schemes-server-container>label select,.swagger-ui .scheme-container .servers select{width:100%;max-width:100%}
 .swagger-ui .scheme-container .auth-wrapper{justify-content:flex-start}
 .swagger-ui .scheme-container .auth-wrapper .authorize{margin:0}
-.swagger-ui .filter-container{padding:0 12px;box-sizing:border-box}.swagger-ui .filter-container .filter{padding:0}
-.swagger-ui .filter .operation-filter-input{width:100%;margin:12px 0;box-sizing:border-box}
+.swagger-ui .filter-container{padding:0 12px;box-sizing:border-box}.swagger-ui .filter-container .filter{padding:0;width:100%;flex:1 1 auto}
+.swagger-ui .filter-container .filter .operation-filter-input{width:100%;min-width:0;max-width:none;margin:12px 0;box-sizing:border-box}
 .swagger-ui .opblock-tag{font-size:20px;padding:8px 0}
 .swagger-ui .opblock-tag small{display:none}
 .swagger-ui .opblock{margin:0 0 8px}
