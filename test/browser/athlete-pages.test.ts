@@ -135,6 +135,7 @@ pages('uploads a real ride by drag and drop or file input, watches it become pro
     const readout = await page.locator('figure.series .readout').textContent();
     assert.match(readout!, /\d:\d\d:\d\d.*Power \d+ W/, `read-out: ${readout}`);
     assert.ok(await page.locator('figure.mean-max svg.chart:visible').count());
+    assert.is(await page.locator('#laps').count(), 0, 'the ride\'s one lap is the summary again, so no laps table');
     for (const tick of ['5 s', '1 min', '5 min', '20 min', '1 h']) assert.ok(await page.locator('figure.mean-max svg.chart:visible text', { hasText: new RegExp(`^${tick}$`) }).count(), `tick ${tick}`);
     await page.mouse.move(0, 0);
     await shot(page, `${viewport.name}-activity`);

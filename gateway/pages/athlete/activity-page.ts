@@ -1,7 +1,7 @@
 /**
  * One activity's page (/training/activities/{id}): its summary blocks (only those present), power / heart
  * rate / speed / altitude / cadence over a shared time axis, its mean-max curve on a log duration axis with
- * the peaks at 5 s, 1 min, 5 min, 20 min and 1 h, and its laps. A foot sport's speed is pace (min:ss per km,
+ * the peaks at 5 s, 1 min, 5 min, 20 min and 1 h, and its laps (when there are two or more). A foot sport's speed is pace (min:ss per km,
  * charts/pace.ts) everywhere on the page: summary, laps, chart axis and read-out, mean-max. Everything is the API's: the details as
  * `GET /activities/{id}` presents them, the series and curve as the engine answers `/data` and `/mean-max`.
  * Pure renderer for routes/athlete-pages.ts.
@@ -92,7 +92,8 @@ const LAP_COLUMNS: readonly LapColumn[] = [
 
 function lapsTable(activity: ActivityDetailsView): Html {
   const laps = activity.laps ?? [];
-  if (laps.length === 0) return html``;
+  // One lap is the whole activity again: the summary above already says it (Strava shows none either).
+  if (laps.length < 2) return html``;
   const columns = lapColumns(activity.sport).filter((column) => laps.some((lap) => has(column.value(lap))));
   const t0 = Date.parse(activity.start);
   return html`<section class="panel" aria-labelledby="laps"><h2 id="laps">Laps</h2><div class="scroll"><table class="data">
