@@ -1,11 +1,13 @@
 /**
  * GET /docs: an interactive reference of /openapi.json (Swagger UI from the swagger-ui-dist package,
- * served from this origin, no CDN), and its three files under /docs/assets/. The page is public, like
+ * served from this origin, no CDN), and its four files under /docs/assets/: Swagger UI's stylesheet and
+ * bundle, its start-up script, and our few rules that make it readable on a phone (pages/api-docs-style.ts). The page is public, like
  * the document it renders, and holds no user data; its CSP allows scripts and styles from this origin
  * only (Swagger UI sets inline style attributes, hence 'unsafe-inline' for styles on this page alone),
  * connections to this origin only (its "Try it out" calls the API here), and no framing.
  * test/browser/api-docs.test.ts renders it in Chromium.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -13,6 +15,7 @@ import type { Context } from 'koa';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 import { html } from '../pages/html.js';
+import { DOCS_STYLE } from '../pages/api-docs-style.js';
 
 const SWAGGER_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const SWAGGER_VERSION = (JSON.parse(fs.readFileSync(path.join(SWAGGER_DIR, 'package.json'), 'utf8')) as { version: string }).version;
@@ -31,13 +34,20 @@ const ASSETS: Record<string, { type: string; read: () => Buffer | string }> = {
   'swagger-ui.css': { type: 'text/css; charset=utf-8', read: () => fs.readFileSync(path.join(SWAGGER_DIR, 'swagger-ui.css')) },
   'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', read: () => fs.readFileSync(path.join(SWAGGER_DIR, 'swagger-ui-bundle.js')) },
   'init.js': { type: 'text/javascript; charset=utf-8', read: () => INIT_SCRIPT },
+  'docs.css': { type: 'text/css; charset=utf-8', read: () => DOCS_STYLE },
 };
 
 const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "
   + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/** What an asset's URL carries so that a change is a new URL: the package's version, or our file's digest. */
+function versionOf(name: string): string {
+  if (name.startsWith('swagger-ui')) return SWAGGER_VERSION;
+  return createHash('sha256').update(ASSETS[name]!.read()).digest('hex').slice(0, 12);
+}
+
 function docsPage(): string {
-  const asset = (name: string) => `/docs/assets/${name}?v=${SWAGGER_VERSION}`;
+  const asset = (name: string) => `/docs/assets/${name}?v=${versionOf(name)}`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -47,6 +57,7 @@ function docsPage(): string {
 <title>API reference · Threshold</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${asset('swagger-ui.css')}">
+<link rel="stylesheet" href="${asset('docs.css')}">
 </head>
 <body>
 <div id="swagger-ui"></div>
@@ -84,7 +95,7 @@ export function apiDocsRoutes(table: RouteTable, _deps: GatewayDeps): void {
     let body = loaded.get(name);
     if (body === undefined) loaded.set(name, (body = asset.read()));
     securityHeaders(ctx);
-    // The URL carries the package version, so a new release is a new URL.
+    // The URL carries the package version or our file's digest, so a change is a new URL.
     ctx.set('Cache-Control', 'public, max-age=86400');
     ctx.type = asset.type;
     ctx.body = body;

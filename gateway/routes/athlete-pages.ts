@@ -39,6 +39,7 @@ import { athletePage, kmh } from '../pages/athlete/frame.js';
 import { CLIENT_SCRIPT, SCRIPT_PATH } from '../pages/athlete/client-script.js';
 import { afterStates, numberColumn, points, readTable, tableOf } from '../pages/athlete/table-columns.js';
 import type { SeriesPanel } from '../pages/charts/time-series.js';
+import { paceCap, usesPace } from '../pages/charts/pace.js';
 import { presentSource } from '../presenters/source.js';
 import { activityDetails, ownActivity } from '../services/activities.js';
 import { activityListJson } from '../services/activity-listing.js';
@@ -53,7 +54,7 @@ const PAGE_SIZE = 20;
 const RECENT_SOURCES = 20;
 /** How long the no-script upload answer keeps refreshing itself while a source it sent is processing. */
 const REFRESH_WINDOW_MS = 3 * 60_000;
-/** Series panels, in the order drawn: metric, label, unit, decimals, display conversion. */
+/** Series panels, in the order drawn: metric, label, unit, decimals, display conversion (speed is pace for a foot sport). */
 const PANELS: readonly { metric: string; label: string; unit: string; decimals: number; convert?: (v: number) => number; profile?: boolean; fromZero?: boolean }[] = [
   { metric: 'power', label: 'Power', unit: 'W', decimals: 0, fromZero: true },
   { metric: 'heart_rate', label: 'Heart rate', unit: 'bpm', decimals: 0 },
@@ -161,6 +162,10 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
       for (const panel of PANELS) {
         const column = numberColumn(seriesTable, panel.metric);
         if (!column || column.every(Number.isNaN)) continue;
+        if (panel.metric === 'speed' && usesPace(record.sport)) {
+          panels.push({ metric: 'speed', label: 'Pace', unit: '/km', values: column, decimals: 0, pace: { cap: paceCap(record.sport) } });
+          continue;
+        }
         const values = panel.convert ? column.map(panel.convert) : column;
         panels.push({ metric: panel.metric, label: panel.label, unit: panel.unit, values, decimals: panel.decimals, profile: panel.profile ?? false, fromZero: panel.fromZero ?? false });
       }

@@ -1,12 +1,14 @@
 /**
  * /docs in Chromium: Swagger UI renders every operation of /openapi.json from this origin alone (no
  * request leaves it, no CSP violation), lists every named schema, expands an operation's response, and looks
- * right at desktop and phone size (screenshots in test-artifacts/screenshots/).
+ * right at desktop and phone size (screenshots in test-artifacts/screenshots/): on the phone nothing is wider
+ * than the screen, neither the operation list nor an expanded response with its schema
+ * (gateway/pages/api-docs-style.ts).
  */
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
 import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
 
@@ -22,6 +24,15 @@ docs.after(async (context) => {
   await context.browser?.close();
   await context.stack?.close();
 });
+
+/** The page is no wider than the viewport, and the expanded schema box needs no sideways scroller. */
+async function assertFits(page: Page, what: string): Promise<void> {
+  const widths = await page.evaluate<{ document: number; viewport: number; boxes: number[] }>(
+    '({ document: document.documentElement.scrollWidth, viewport: window.innerWidth, boxes: [...document.querySelectorAll(".opblock-body .model-box")].filter((box) => box.scrollWidth > box.clientWidth + 1).map((box) => box.scrollWidth - box.clientWidth) })',
+  );
+  assert.ok(widths.document <= widths.viewport, `${what}: the page is ${widths.document}px wide in a ${widths.viewport}px viewport`);
+  assert.equal(widths.boxes, [], `${what}: a schema is wider than its box`);
+}
 
 const SIZES = [{ name: 'desktop', width: 1280, height: 800 }, { name: 'phone', width: 390, height: 844 }] as const;
 
@@ -44,6 +55,7 @@ docs('renders every operation from this origin only, and an operation shows its 
     assert.is(await page.locator('.opblock').count(), operations);
     assert.match((await page.locator('.info .title').textContent()) ?? '', 'Threshold');
     await page.screenshot({ path: path.join(ARTIFACTS, `${size.name}-api-docs.png`) });
+    await assertFits(page, `${size.name} operation list`);
 
     // The Schemas section lists every named schema; an operation's response expands into its fields.
     const models = (await page.locator('section.models').textContent()) ?? '';
@@ -54,7 +66,9 @@ docs('renders every operation from this origin only, and an operation shows its 
     await ok.getByText('Schema', { exact: true }).click();
     await ok.getByText('Items', { exact: true }).click();
     await ok.getByText('source_id', { exact: true }).waitFor();
+    await ok.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, `${size.name}-api-docs-operation.png`), fullPage: false });
+    await assertFits(page, `${size.name} expanded response`);
     assert.equal(foreign, [], 'no request leaves the service');
     assert.equal(problems, [], 'no console error (a CSP violation would be one)');
     await page.close();

@@ -5,7 +5,8 @@
  * activity page (hovering its charts for the read-out) and the season page with two fatigue states.
  * Screenshots at desktop (1280×800) and phone (390×844) size land in test-artifacts/screenshots/athlete-*.png;
  * no page may be wider than the phone. Without script, the plain file form uploads and its answer follows the
- * status by reloading itself. The same pages over HTTP: test/gateway/athlete-pages.test.ts.
+ * status by reloading itself. A real run (python-fitparse/2013-02-06-12-11-14.fit) shows pace, min:ss per km,
+ * wherever the ride shows speed (athlete-*-run.png). The same pages over HTTP: test/gateway/athlete-pages.test.ts.
  */
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -36,6 +37,8 @@ const RIDE = path.join(FIXTURES, 'fit', 'sweatpy', '4078723797.fit');
 const EARLIER = ['2020-06-01-16-52-40.fit', '4801048867.fit'].map((name) => path.join(FIXTURES, 'fit', 'sweatpy', name));
 /** The ride is on 2019-09-20: the season's range holds it, and the body mass makes the metabolic map possible. */
 const SEASON = '/training/season?sport=cycling&metric=power&start=2019-01-01&end=2019-09-30&after=500&after=1000';
+/** A real run (running.road, 44 min, speed, heart rate, altitude and 5 laps). */
+const RUN = path.join(FIXTURES, 'fit', 'python-fitparse', '2013-02-06-12-11-14.fit');
 /** How long the ride may take to be processed. */
 const PROCESSING_MS = 60_000;
 
@@ -59,6 +62,14 @@ async function assertNoOverflow(page: Page, what: string): Promise<void> {
   );
   assert.ok(widths.document <= widths.viewport, `${what}: the page is ${widths.document}px wide in a ${widths.viewport}px viewport`);
   assert.equal(widths.scrolled, [], `${what}: a table is wider than its panel`);
+}
+
+/** Signs `email` in with the password form; the page lands on /account. */
+async function signIn(page: Page, baseUrl: string, email: string): Promise<void> {
+  await page.goto(`${baseUrl}/signin`);
+  await page.fill('form[action="/signin/password"] input[name="email"]', email);
+  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
+  await Promise.all([page.waitForURL(/\/account$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
 }
 
 /** Drops `file` on the drop zone as a browser does for a file dragged from the desktop. */
@@ -124,6 +135,7 @@ pages('uploads a real ride by drag and drop or file input, watches it become pro
     const readout = await page.locator('figure.series .readout').textContent();
     assert.match(readout!, /\d:\d\d:\d\d.*Power \d+ W/, `read-out: ${readout}`);
     assert.ok(await page.locator('figure.mean-max svg.chart:visible').count());
+    assert.is(await page.locator('#laps').count(), 0, 'the ride\'s one lap is the summary again, so no laps table');
     for (const tick of ['5 s', '1 min', '5 min', '20 min', '1 h']) assert.ok(await page.locator('figure.mean-max svg.chart:visible text', { hasText: new RegExp(`^${tick}$`) }).count(), `tick ${tick}`);
     await page.mouse.move(0, 0);
     await shot(page, `${viewport.name}-activity`);
@@ -149,6 +161,49 @@ pages('uploads a real ride by drag and drop or file input, watches it become pro
     await assertNoOverflow(page, 'season');
 
     assert.equal(errors, [], 'no script or CSP error in the console');
+    await browser.close();
+  }
+});
+
+pages('shows a real run\'s pace (min:ss per km) in the list, the summary, the laps, the chart with its read-out and the mean-max, in Chromium', async (context) => {
+  const email = `runner-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const user = await createUser(context.stack.store, { email, password: PASSWORD, first_name: 'Emil', last_name: 'Runner' });
+  const { token } = await context.stack.userWithToken(['activities:read', 'activities:write'], { userId: user.id });
+  const sent = (await (await upload(context.stack, token, [{ name: path.basename(RUN), bytes: fs.readFileSync(RUN) }])).json()) as { sources: { id: string }[] };
+  const source = await settled(context.stack, token, sent.sources[0]!.id, PROCESSING_MS);
+  assert.is(source.status, 'processed', JSON.stringify(source.error));
+  for (const viewport of VIEWPORTS) {
+    const browser = await context.browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await signIn(page, context.stack.baseUrl, email);
+    await page.goto(`${context.stack.baseUrl}/training`);
+    assert.match((await page.locator('.activities li .spd').first().textContent())!, /^\d{1,2}:\d\d\/km$/);
+
+    await Promise.all([page.waitForURL(/\/training\/activities\//), page.locator('.activities li a').first().click()]);
+    assert.is(await page.locator('h1').textContent(), 'Road running');
+    const pace = page.locator('.stat', { has: page.locator('.label', { hasText: 'Avg pace' }) });
+    assert.match((await pace.locator('.value').textContent())!, /^\d{1,2}:\d\d\/km$/);
+    assert.is(await page.locator('.stat .label', { hasText: 'Avg speed' }).count(), 0);
+    assert.ok(await page.locator('#laps ~ .scroll th', { hasText: 'Avg pace' }).isVisible(), 'the laps show pace');
+    const series = page.locator('figure.series svg.chart:visible');
+    const panel = series.locator('g.panel[data-label=Pace]');
+    assert.is(await panel.getAttribute('data-unit'), '/km');
+    const ticks = await panel.locator('text[text-anchor=end]').allTextContents();
+    assert.ok(ticks.filter((tick) => /^\d{1,2}:\d\d$/.test(tick)).length >= 2, `pace ticks: ${ticks.join(', ')}`);
+    const box = (await series.boundingBox())!;
+    await series.hover({ position: { x: box.width * 0.4, y: 60 } });
+    assert.match((await page.locator('figure.series .readout').textContent())!, /Pace \d{1,2}:\d\d \/km/);
+    assert.is(await page.locator('#mean-max').textContent(), 'Mean-max pace');
+    const curve = page.locator('figure.mean-max svg.chart:visible');
+    const curveBox = (await curve.boundingBox())!;
+    await curve.hover({ position: { x: curveBox.width * 0.6, y: 80 } });
+    assert.match((await page.locator('figure.mean-max .readout').textContent())!, /: \d{1,2}:\d\d \/km$/);
+    await page.mouse.move(0, 0);
+    await shot(page, `${viewport.name}-run`);
+    await assertNoOverflow(page, 'run');
+    assert.equal(errors, [], 'no script error');
     await browser.close();
   }
 });

@@ -118,6 +118,48 @@ pages('shows an activity with its summary, series and mean-max, and another user
   assert.is((await other.jar.get(`/training/activities/${'x'.repeat(100)}`)).status, 404);
 });
 
+/** A 10-minute run CSV at a steady 5:00 /km (3.333 m/s), with a 1-minute stop (0 m/s) after 5 minutes. */
+function runCsv(start: string): string {
+  const lines = ['timestamp,sport,speed,heart_rate,distance'];
+  let distance = 0;
+  for (let i = 0; i < 600; i++) {
+    const speed = i >= 300 && i < 360 ? 0 : 1000 / 300;
+    distance += speed;
+    lines.push(`${new Date(Date.parse(start) + i * 1000).toISOString().slice(0, 19)}+00:00,running.trail,${speed},${140 + (i % 10)},${distance.toFixed(1)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+pages('shows a run\'s speed as pace (min:ss per km) in the list, the summary, the chart, the mean-max and the season, and a ride\'s as km/h', async ({ stack }) => {
+  const { jar, token } = await athlete(stack);
+  const sent = (await (await upload(stack, token, [{ name: 'run.csv', bytes: runCsv('2024-05-10T06:00:00Z') }])).json()) as { sources: { id: string }[] };
+  const source = await settled(stack, token, sent.sources[0]!.id);
+  assert.is(source.status, 'processed', JSON.stringify(source.error));
+  const [ride] = await activities(stack, token, [{ start: '2024-05-11T06:00:00Z' }]);
+
+  const list = await (await jar.get('/training')).text();
+  assert.match(list, /class="m spd">\d:\d\d<small>\/km<\/small>/, 'the run lists its pace');
+  assert.match(list, /class="m spd"><span class="muted">–<\/span>/, 'the CSV ride has no speed to list');
+
+  const page = await (await jar.get(`/training/activities/${source.activity_ids[0]}`)).text();
+  assert.match(page, /Avg pace<\/span><span class="value">\d:\d\d<span class="unit">\/km/);
+  assert.match(page, 'fastest 5:00 /km');
+  assert.not.match(page, 'km/h');
+  assert.match(page, 'data-label="Pace" data-unit="/km" data-values="5:00,');
+  assert.match(page, 'Mean-max pace');
+  assert.match(page, /1 min<\/span><span class="value">5:00<span class="unit">\/km/);
+  assert.match(page, />5:00<\/text>/, 'a pace tick at 5:00');
+
+  const season = await (await jar.get('/training/season?sport=running&metric=speed&start=2024-01-01&end=2024-12-31')).text();
+  assert.match(season, '<option value="speed" selected>Pace (min/km)</option>');
+  assert.match(season, 'Mean-max curve, /km');
+  assert.match(season, /<td>1 min<\/td><td class="num">5:00<\/td>/, 'the key durations in pace');
+
+  const cycling = await (await jar.get(`/training/activities/${ride}`)).text();
+  assert.not.match(cycling, 'Avg pace');
+  assert.not.match(cycling, '/km');
+});
+
 pages('escapes hostile tags and file names on every page', async ({ stack }) => {
   const { jar, token } = await athlete(stack);
   const [id] = await activities(stack, token, [{ start: '2024-07-01T05:00:00Z', name: HOSTILE_NAME }]);

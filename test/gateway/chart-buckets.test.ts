@@ -1,10 +1,11 @@
 /**
  * The charts' per-pixel buckets (gateway/pages/charts/buckets.ts): a 5-hour ride drawn at chart width keeps
- * every peak and every trough, a pause leaves a gap, and no sample is lost or counted twice.
+ * every peak and every trough, a pause leaves a gap, and no sample is lost or counted twice; a gap of a few
+ * seconds (smart recording) is bridged, a pause is not.
  */
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import { bucketize } from '../../gateway/pages/charts/buckets.js';
+import { bridgeGaps, bucketize } from '../../gateway/pages/charts/buckets.js';
 
 const FIVE_HOURS = 5 * 3600;
 
@@ -38,6 +39,25 @@ test('leaves a gap where there is no value, and counts every sample once (the la
   assert.equal(shown(buckets.mean), [1, null, null, 3, 6]);
   assert.equal(shown(buckets.min), [1, null, null, 3, 5]);
   assert.equal(shown(buckets.max), [1, null, null, 3, 7]);
+});
+
+test('draws straight across a few seconds without samples (smart recording), but not across a pause or past either end', () => {
+  // A sample every 8 s for 4 minutes, then a 2-minute pause, then 1 minute more; buckets 4 s wide.
+  const times: number[] = [];
+  for (let t = 8; t <= 240; t += 8) times.push(t);
+  for (let t = 360; t <= 420; t += 8) times.push(t);
+  const x = Float64Array.from(times);
+  const values = Float64Array.from(times, (t) => t);
+  const buckets = bucketize(x, values, 0, 420, 105);
+  const emptyBefore = buckets.mean.filter(Number.isNaN).length;
+  const filled = bridgeGaps(buckets, 4, 15);
+  assert.ok(filled > 0);
+  const empty = [...buckets.mean.keys()].filter((b) => Number.isNaN(buckets.mean[b]!));
+  assert.is(empty.length, emptyBefore - filled);
+  assert.equal(empty.filter((b) => b > 1 && b < 60), [], 'every gap of the smart recording is bridged');
+  assert.ok(empty.filter((b) => b >= 61 && b < 90).length >= 25, 'the pause stays a gap');
+  assert.ok(Number.isNaN(buckets.mean[0]!) && Number.isNaN(buckets.mean[1]!), 'nothing is invented before the first sample (at 8 s, bucket 2)');
+  assert.ok(Math.abs(buckets.mean[3]! - 12) < 1e-9, 'a bridged bucket lies on the line between its neighbours');
 });
 
 test.run();

@@ -1,7 +1,8 @@
 /**
  * One activity's page (/training/activities/{id}): its summary blocks (only those present), power / heart
  * rate / speed / altitude / cadence over a shared time axis, its mean-max curve on a log duration axis with
- * the peaks at 5 s, 1 min, 5 min, 20 min and 1 h, and its laps. Everything is the API's: the details as
+ * the peaks at 5 s, 1 min, 5 min, 20 min and 1 h, and its laps (when there are two or more). A foot sport's speed is pace (min:ss per km,
+ * charts/pace.ts) everywhere on the page: summary, laps, chart axis and read-out, mean-max. Everything is the API's: the details as
  * `GET /activities/{id}` presents them, the series and curve as the engine answers `/data` and `/mean-max`.
  * Pure renderer for routes/athlete-pages.ts.
  */
@@ -9,6 +10,7 @@ import { html, type Html } from '../html.js';
 import type { PageOptions } from '../layout.js';
 import { durationLabel, meanMaxFigure } from '../charts/mean-max.js';
 import { METRIC_COLORS } from '../charts/svg.js';
+import { paceCap, paceOf, paceOfSpeed, paceText, usesPace } from '../charts/pace.js';
 import { timeSeriesFigure, type SeriesPanel } from '../charts/time-series.js';
 import { athletePage, clockOf, kmh, localParts, oneDecimal, secondsOf, sportName, stat, whole } from './frame.js';
 
@@ -49,7 +51,10 @@ function summaryStats(activity: ActivityDetailsView): Html[] {
   if (has(distance)) out.push(stat('Distance', oneDecimal(distance / 1000), 'km'));
   if (has(s.power?.mean)) out.push(stat('Avg power', whole(s.power.mean), 'W', has(s.power.max) ? `max ${whole(s.power.max)} W` : null));
   if (has(s.heart_rate?.mean)) out.push(stat('Avg heart rate', whole(s.heart_rate.mean), 'bpm', has(s.heart_rate.max) ? `max ${whole(s.heart_rate.max)} bpm` : null));
-  if (has(s.speed?.mean)) out.push(stat('Avg speed', oneDecimal(kmh(s.speed.mean)), 'km/h', has(s.speed.max) ? `max ${oneDecimal(kmh(s.speed.max))} km/h` : null));
+  if (has(s.speed?.mean) && usesPace(activity.sport)) {
+    const cap = paceCap(activity.sport);
+    out.push(stat('Avg pace', paceOfSpeed(s.speed.mean, cap), '/km', has(s.speed.max) ? `fastest ${paceOfSpeed(s.speed.max, cap)} /km` : null));
+  } else if (has(s.speed?.mean)) out.push(stat('Avg speed', oneDecimal(kmh(s.speed.mean)), 'km/h', has(s.speed.max) ? `max ${oneDecimal(kmh(s.speed.max))} km/h` : null));
   if (has(s.altitude?.gain)) out.push(stat('Elevation gain', whole(s.altitude.gain), 'm', has(s.altitude.max) ? `highest ${whole(s.altitude.max)} m` : null));
   else if (has(s.altitude?.mean)) out.push(stat('Altitude', whole(s.altitude.mean), 'm', has(s.altitude.min) && has(s.altitude.max) ? `${whole(s.altitude.min)}–${whole(s.altitude.max)} m` : null));
   if (has(s.cadence?.mean)) out.push(stat('Avg cadence', whole(s.cadence.mean), 'rpm', has(s.cadence.max) ? `max ${whole(s.cadence.max)} rpm` : null));
@@ -67,20 +72,29 @@ interface LapColumn {
   optional?: boolean;
 }
 
+function lapColumns(sport: string): LapColumn[] {
+  const speed: LapColumn = usesPace(sport)
+    ? { title: 'Avg pace', value: (lap) => lap.speed?.mean, format: (v) => paceOfSpeed(v, paceCap(sport)), unit: '/km' }
+    : { title: 'Avg speed', value: (lap) => lap.speed?.mean, format: (v) => oneDecimal(kmh(v)), unit: 'km/h', optional: true };
+  const columns = [...LAP_COLUMNS];
+  columns.splice(usesPace(sport) ? 1 : columns.length - 1, 0, speed);
+  return columns;
+}
+
 const LAP_COLUMNS: readonly LapColumn[] = [
   { title: 'Distance', value: (lap) => lap.distance?.sum, format: (m) => oneDecimal(m / 1000), unit: 'km' },
   { title: 'Avg power', value: (lap) => lap.power?.mean, format: whole, unit: 'W' },
   { title: 'Max power', value: (lap) => lap.power?.max, format: whole, unit: 'W', optional: true },
   { title: 'Avg HR', value: (lap) => lap.heart_rate?.mean, format: whole, unit: 'bpm' },
   { title: 'Max HR', value: (lap) => lap.heart_rate?.max, format: whole, unit: 'bpm', optional: true },
-  { title: 'Avg speed', value: (lap) => lap.speed?.mean, format: (v) => oneDecimal(kmh(v)), unit: 'km/h', optional: true },
   { title: 'Cadence', value: (lap) => lap.cadence?.mean, format: whole, unit: 'rpm', optional: true },
 ];
 
 function lapsTable(activity: ActivityDetailsView): Html {
   const laps = activity.laps ?? [];
-  if (laps.length === 0) return html``;
-  const columns = LAP_COLUMNS.filter((column) => laps.some((lap) => has(column.value(lap))));
+  // One lap is the whole activity again: the summary above already says it (Strava shows none either).
+  if (laps.length < 2) return html``;
+  const columns = lapColumns(activity.sport).filter((column) => laps.some((lap) => has(column.value(lap))));
   const t0 = Date.parse(activity.start);
   return html`<section class="panel" aria-labelledby="laps"><h2 id="laps">Laps</h2><div class="scroll"><table class="data">
 <thead><tr><th scope="col">Lap</th><th scope="col" class="num opt">Start</th><th scope="col" class="num">Time</th>${columns.map((column) => html`<th scope="col" class="num${column.optional ? ' opt' : ''}">${column.title} <span class="unit">${column.unit}</span></th>`)}</tr></thead>
@@ -93,14 +107,16 @@ function lapsTable(activity: ActivityDetailsView): Html {
 function meanMaxPanel(view: ActivityView): Html {
   const curve = view.meanMax;
   if (!curve || curve.points.length === 0) return html``;
-  const power = curve.metric === 'power';
-  const unit = power ? 'W' : 'km/h';
-  const points = power ? curve.points : curve.points.map((point) => ({ duration: point.duration, value: kmh(point.value) }));
-  const format = power ? whole : oneDecimal;
+  const sport = view.activity.sport;
+  const kind = curve.metric === 'power' ? 'power' : usesPace(sport) ? 'pace' : 'speed';
+  const unit = { power: 'W', pace: '/km', speed: 'km/h' }[kind];
+  const convert = { power: (v: number) => v, pace: (v: number) => paceOf(v, paceCap(sport)), speed: kmh }[kind];
+  const format = { power: whole, pace: paceText, speed: oneDecimal }[kind];
+  const points = curve.points.map((point) => ({ duration: point.duration, value: convert(point.value) }));
   const peaks = PEAKS.map((seconds) => [seconds, points.find((point) => point.duration === seconds)] as const).filter(([, point]) => point !== undefined);
-  return html`<section class="panel" aria-labelledby="mean-max"><div class="panel-head"><h2 id="mean-max">Mean-max ${power ? 'power' : 'speed'}</h2><span class="muted">best average over each duration</span></div>
+  return html`<section class="panel" aria-labelledby="mean-max"><div class="panel-head"><h2 id="mean-max">Mean-max ${kind}</h2><span class="muted">best average over each duration</span></div>
 ${peaks.length > 0 ? html`<div class="stats peaks">${peaks.map(([seconds, point]) => stat(durationLabel(seconds), format(point!.value), unit, null, { plainLabel: true }))}</div>` : null}
-${meanMaxFigure([{ label: power ? 'Power' : 'Speed', color: METRIC_COLORS[curve.metric]!, points }], { unit, decimals: power ? 0 : 1 })}
+${meanMaxFigure([{ label: kind.slice(0, 1).toUpperCase() + kind.slice(1), color: METRIC_COLORS[curve.metric]!, points }], { unit, decimals: kind === 'power' ? 0 : 1, pace: kind === 'pace' })}
 </section>`;
 }
 

@@ -68,8 +68,9 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       var seconds = Math.exp(fraction * Math.log(Number(svg.dataset.logMax)));
       var best = null;
       svg.dataset.points.split(',').forEach(function (pair) {
-        var at = pair.split(':'), d = Number(at[0]);
-        if (best === null || Math.abs(Math.log(d) - Math.log(seconds)) < Math.abs(Math.log(best[0]) - Math.log(seconds))) best = [d, at[1]];
+        // "duration:value", where a pace value has colons of its own ("300:4:35").
+        var at = pair.indexOf(':'), d = Number(pair.slice(0, at));
+        if (best === null || Math.abs(Math.log(d) - Math.log(seconds)) < Math.abs(Math.log(best[0]) - Math.log(seconds))) best = [d, pair.slice(at + 1)];
       });
       return best ? span(best[0]) + ': ' + best[1] + ' ' + svg.dataset.unit : '';
     });

@@ -35,6 +35,7 @@ nav.athlete a[aria-current=page]{background:#fff;color:var(--ink);border-color:v
 .page-head{display:flex;justify-content:space-between;align-items:flex-end;gap:.5rem 1rem;flex-wrap:wrap;margin:0 0 1rem}
 .page-head h1{font-size:1.6rem;margin:0;letter-spacing:-.01em}
 .page-head p{margin:.2rem 0 0}
+.button.action{width:auto;margin:0;padding:.55rem 1.1rem;font-size:.925rem}
 .crumb{font-size:.875rem;margin:0 0 .35rem}.crumb a{text-decoration:none}
 .num,.stat .value,td.num,th.num{font-variant-numeric:tabular-nums}
 .stats{display:grid;grid-template-columns:repeat(auto-fill,minmax(9.5rem,1fr));gap:.6rem}
@@ -71,7 +72,7 @@ form.filters legend{font-weight:600;font-size:.8rem;margin:0 0 .3rem;padding:0}
 form.filters .checks input{width:1rem;height:1rem;margin:0;padding:0;accent-color:var(--accent)}
 .activities{list-style:none;margin:0;padding:0}
 .activities li{border-top:1px solid #eef0f4}.activities li:first-child{border-top:0}
-.activity-row{display:grid;grid-template-columns:8.5rem minmax(0,1fr) 5.5rem 6rem 6rem 6rem;gap:.75rem;align-items:center;padding:.7rem .5rem;color:inherit;text-decoration:none;border-radius:8px}
+.activity-row{display:grid;grid-template-columns:8.5rem minmax(0,1fr) 5.5rem 5.5rem 6.5rem 5.5rem 5.5rem;gap:.75rem;align-items:center;padding:.7rem .5rem;color:inherit;text-decoration:none;border-radius:8px}
 a.activity-row:hover{background:#f8fafc}
 .activity-row.head{font-size:.72rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);font-weight:600;padding-top:0;padding-bottom:.4rem;border-bottom:1px solid var(--line);border-radius:0}
 .activity-row .when{font-size:.875rem;line-height:1.3}.activity-row .when span{display:block;color:var(--muted);font-size:.8rem}
@@ -82,7 +83,8 @@ a.activity-row:hover{background:#f8fafc}
 .pager{display:flex;justify-content:space-between;align-items:center;gap:1rem;margin-top:.75rem;font-size:.9rem}
 .pager a{font-weight:600;text-decoration:none}
 .empty{padding:1.5rem .5rem;text-align:center;color:var(--muted)}
-.grid2{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem}
+.empty.welcome{padding:2.5rem 1rem}.empty.welcome p{margin:0 auto .5rem;max-width:32rem}.empty.welcome strong{color:var(--ink);font-size:1.1rem}.empty.welcome .button{margin-top:.75rem}
+.grid2{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1rem;margin:0 0 1rem}.grid2>.panel{margin:0}
 .drop{display:block;border:2px dashed #c5cbd5;border-radius:12px;padding:2rem 1rem;text-align:center;background:#fafbfd;margin:0;cursor:pointer;font-weight:500}
 .drop strong{display:block;font-size:1.1rem;margin-bottom:.25rem}
 .drop.over{border-color:var(--accent);background:#eef4ff}
@@ -95,6 +97,7 @@ a.activity-row:hover{background:#f8fafc}
 .uploads .file{min-width:0}.uploads .file strong{display:block;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .uploads .file span{font-size:.85rem;color:var(--muted)}.uploads .file .error-text{color:var(--danger)}
 .uploads .state{display:flex;align-items:center;gap:.6rem;flex:none}
+.uploads .state a{font-weight:600;font-size:.9rem;text-decoration:none;padding:.2rem .6rem;border:1px solid var(--line);border-radius:8px}.uploads .state a:hover{background:#f8fafc}
 .js .nojs{display:none}
 @media (max-width:760px){
 main.dashboard{padding:1rem .75rem 2rem}
@@ -104,9 +107,9 @@ nav.athlete a{padding:.4rem .6rem}
 table.data th,table.data th.num{white-space:normal;padding:.4rem .35rem}table.data td{padding:.45rem .35rem}table.data th .unit{display:block}
 .stats.peaks{grid-template-columns:repeat(3,minmax(0,1fr))}
 .grid2{grid-template-columns:minmax(0,1fr)}
-.activity-row{grid-template-columns:auto auto auto minmax(0,1fr);grid-template-areas:"what what what when" "dur dist pow hr";gap:.25rem 1.1rem;padding:.7rem .25rem}
-.activity-row .what{grid-area:what}.activity-row .when{grid-area:when;text-align:right}
-.activity-row .dur{grid-area:dur}.activity-row .dist{grid-area:dist}.activity-row .pow{grid-area:pow}.activity-row .hr{grid-area:hr}.activity-row .m{text-align:left;font-size:.875rem;color:#374151}
+.activity-row{grid-template-columns:auto auto auto auto minmax(0,1fr);grid-template-areas:"what what what when when" "dur dist spd pow hr";gap:.25rem .85rem;padding:.7rem .25rem}
+.activity-row .what{grid-area:what}.activity-row .when{grid-area:when;text-align:right;white-space:nowrap}
+.activity-row .dur{grid-area:dur}.activity-row .dist{grid-area:dist}.activity-row .spd{grid-area:spd}.activity-row .pow{grid-area:pow}.activity-row .hr{grid-area:hr}.activity-row .m{text-align:left;font-size:.875rem;color:#374151}
 .activity-row.head{display:none}
 .panel{padding:.9rem .85rem}
 .stats{grid-template-columns:repeat(2,minmax(0,1fr))}

@@ -3,11 +3,13 @@
  * the athlete picks (`after`: the curve over the part of each activity after that much work or distance) as
  * extra curves, the intensity-duration model dashed on the same axes, and the metabolic map. When the model or
  * the map does not exist, the page says why in the API's words (its problem detail, or the empty curve's
- * meaning). Pure renderer for routes/athlete-pages.ts.
+ * meaning). Speed is pace (min:ss per km, charts/pace.ts) for a foot sport: the chart, its table, the model
+ * and the map's speeds. Pure renderer for routes/athlete-pages.ts.
  */
 import { html, type Html } from '../html.js';
 import type { PageOptions } from '../layout.js';
 import { durationLabel, meanMaxFigure, type Curve } from '../charts/mean-max.js';
+import { paceCap, paceOf, paceText, usesPace } from '../charts/pace.js';
 import { METRIC_COLORS } from '../charts/svg.js';
 import { athletePage, kmh, localParts, oneDecimal, sportName, whole } from './frame.js';
 import type { Point } from './table-columns.js';
@@ -66,19 +68,33 @@ const MARKERS: Record<string, { label: string; kind: 'intensity' | 'w_prime' | '
   vt2: { label: 'VT2', kind: 'intensity' },
 };
 
-function display(metric: SeasonMetric, points: Point[]): Point[] {
-  return metric === 'power' ? points : points.map((point) => ({ duration: point.duration, value: kmh(point.value) }));
+/** How the form's metric reads for its sport: power (W), pace (s/km, capped) or speed (km/h). */
+interface Reading {
+  kind: 'power' | 'pace' | 'speed';
+  unit: string;
+  /** The API's value (W or m/s) in display units. */
+  convert: (value: number) => number;
+  text: (displayed: number) => string;
 }
 
-function valueText(metric: SeasonMetric, value: number): string {
-  return metric === 'power' ? whole(value) : oneDecimal(value);
+function reading(form: SeasonForm): Reading {
+  if (form.metric === 'power') return { kind: 'power', unit: 'W', convert: (value) => value, text: whole };
+  if (usesPace(form.sport)) {
+    const cap = paceCap(form.sport);
+    return { kind: 'pace', unit: '/km', convert: (value) => paceOf(value, cap), text: paceText };
+  }
+  return { kind: 'speed', unit: 'km/h', convert: kmh, text: oneDecimal };
+}
+
+function display(read: Reading, points: Point[]): Point[] {
+  return points.map((point) => ({ duration: point.duration, value: read.convert(point.value) }));
 }
 
 function form(view: SeasonView): Html {
   const { form: f } = view;
   return html`<section class="panel" aria-label="Range"><form class="filters" method="get" action="/training/season">
 <div><label for="sport">Sport</label><select id="sport" name="sport">${(view.sports.length > 0 ? view.sports : [f.sport]).map((sport) => html`<option value="${sport}"${sport === f.sport ? html` selected` : null}>${sportName(sport)}</option>`)}</select></div>
-<div><label for="metric">Metric</label><select id="metric" name="metric"><option value="power"${f.metric === 'power' ? html` selected` : null}>Power (W)</option><option value="speed"${f.metric === 'speed' ? html` selected` : null}>Speed (km/h)</option></select></div>
+<div><label for="metric">Metric</label><select id="metric" name="metric"><option value="power"${f.metric === 'power' ? html` selected` : null}>Power (W)</option><option value="speed"${f.metric === 'speed' ? html` selected` : null}>${usesPace(f.sport) ? 'Pace (min/km)' : 'Speed (km/h)'}</option></select></div>
 <div><label for="start">From</label><input id="start" type="date" name="start" value="${f.start}"></div>
 <div><label for="end">To</label><input id="end" type="date" name="end" value="${f.end}"></div>
 <fieldset><legend>Fatigue states (the curve after that much ${f.metric === 'power' ? 'work' : 'distance'} in each activity)</legend><div class="checks">${AFTER_PRESETS[f.metric].map((after) => html`<label><input type="checkbox" name="after" value="${after}"${f.after.includes(after) ? html` checked` : null}>${afterLabel(f.metric, after)}</label>`)}</div></fieldset>
@@ -86,51 +102,53 @@ function form(view: SeasonView): Html {
 </form></section>`;
 }
 
-function keyTable(view: SeasonView, curves: { label: string; points: Point[] }[], unit: string): Html {
+function keyTable(read: Reading, curves: { label: string; points: Point[] }[]): Html {
+  const unit = read.unit;
   const rows = KEY_DURATIONS.filter((seconds) => curves.some((curve) => curve.points.some((point) => point.duration === seconds)));
   if (rows.length === 0) return html``;
   return html`<div class="scroll"><table class="data"><thead><tr><th scope="col">Duration</th>${curves.map((curve) => html`<th scope="col" class="num">${curve.label} <span class="unit">${unit}</span></th>`)}</tr></thead>
 <tbody>${rows.map((seconds) => html`<tr><td>${durationLabel(seconds)}</td>${curves.map((curve) => {
     const point = curve.points.find((candidate) => candidate.duration === seconds);
-    return html`<td class="num">${point ? valueText(view.form.metric, point.value) : html`<span class="muted">–</span>`}</td>`;
+    return html`<td class="num">${point ? read.text(point.value) : html`<span class="muted">–</span>`}</td>`;
   })}</tr>`)}</tbody></table></div>`;
 }
 
 function curvesPanel(view: SeasonView): Html {
   const metric = view.form.metric;
-  const unit = metric === 'power' ? 'W' : 'km/h';
-  const best = display(metric, view.best);
+  const read = reading(view.form);
+  const best = display(read, view.best);
   const range = `${localParts(`${view.form.start}T00:00:00`).day} – ${localParts(`${view.form.end}T00:00:00`).day}`;
   if (best.length === 0) {
-    return html`<section class="panel" aria-labelledby="best"><h2 id="best">Best efforts</h2><p class="empty">No ${sportName(view.form.sport).toLowerCase()} activity with ${metric} in ${range}.</p></section>`;
+    return html`<section class="panel" aria-labelledby="best"><h2 id="best">Best efforts</h2><p class="empty">No ${sportName(view.form.sport).toLowerCase()} activity with ${metric === 'power' ? 'power' : 'speed'} in ${range}.</p></section>`;
   }
   const curves: Curve[] = [{ label: 'Best', color: METRIC_COLORS[metric]!, points: best }];
-  view.afterCurves.forEach((curve, index) => curves.push({ label: afterLabel(metric, curve.after), color: AFTER_COLORS[index % AFTER_COLORS.length]!, points: display(metric, curve.points) }));
-  const model = 'curve' in view.model && view.model.curve.length > 0 ? display(metric, view.model.curve) : null;
+  view.afterCurves.forEach((curve, index) => curves.push({ label: afterLabel(metric, curve.after), color: AFTER_COLORS[index % AFTER_COLORS.length]!, points: display(read, curve.points) }));
+  const model = 'curve' in view.model && view.model.curve.length > 0 ? display(read, view.model.curve) : null;
   if (model) curves.push({ label: 'Model', color: '#475569', dashed: true, points: model });
   const missing = view.form.after.filter((after) => !view.afterCurves.some((curve) => curve.after === after));
   return html`<section class="panel" aria-labelledby="best"><div class="panel-head"><h2 id="best">Best efforts</h2><span class="muted">${range}</span></div>
-${meanMaxFigure(curves, { unit, decimals: metric === 'power' ? 0 : 1 })}
+${meanMaxFigure(curves, { unit: read.unit, decimals: read.kind === 'speed' ? 1 : 0, pace: read.kind === 'pace' })}
 ${missing.length > 0 ? html`<p class="muted">No activity reached ${missing.map((after) => afterLabel(metric, after).replace('after ', '')).join(', ')}, so ${missing.length === 1 ? 'that state has' : 'those states have'} no curve.</p>` : null}
-${keyTable(view, curves.map((curve) => ({ label: curve.label.replace(/^after /, 'After '), points: curve.points })), unit)}
+${keyTable(read, curves.map((curve) => ({ label: curve.label.replace(/^after /, 'After '), points: curve.points })))}
 </section>`;
 }
 
 function modelPanel(view: SeasonView): Html {
   const asOf = localParts(`${view.form.end}T00:00:00`).day;
   const model = view.model;
+  const read = reading(view.form);
   const body = 'reason' in model
     ? html`<p class="notice">${model.reason}</p>`
     : model.curve.length === 0
       ? html`<p class="notice">Not enough data yet: the model is fitted to best efforts in the 90 days ending ${asOf}, and there are too few of them.</p>`
       : html`<p class="muted">Fitted to best efforts in the 90 days ending ${asOf}; drawn dashed above. It keeps declining beyond about 30 minutes, so long durations sit below the thresholds of the map.</p>
-<div class="stats peaks">${KEY_DURATIONS.map((seconds) => [seconds, model.curve.find((point) => point.duration === seconds)] as const).filter(([, point]) => point).map(([seconds, point]) => html`<div class="stat"><span class="label plain">${durationLabel(seconds)}</span><span class="value">${valueText(view.form.metric, view.form.metric === 'power' ? point!.value : kmh(point!.value))}<span class="unit">${view.form.metric === 'power' ? 'W' : 'km/h'}</span></span></div>`)}</div>`;
+<div class="stats peaks">${KEY_DURATIONS.map((seconds) => [seconds, model.curve.find((point) => point.duration === seconds)] as const).filter(([, point]) => point).map(([seconds, point]) => html`<div class="stat"><span class="label plain">${durationLabel(seconds)}</span><span class="value">${read.text(read.convert(point!.value))}<span class="unit">${read.unit}</span></span></div>`)}</div>`;
   return html`<section class="panel" aria-labelledby="model"><h2 id="model">Intensity-duration model</h2>${body}</section>`;
 }
 
 function mapPanel(view: SeasonView): Html {
   const map = view.map;
-  const metric = view.form.metric;
+  const read = reading(view.form);
   if ('reason' in map) {
     return html`<section class="panel" aria-labelledby="map"><h2 id="map">Metabolic map</h2><p class="notice warn"><strong>${map.title}.</strong> ${map.reason}</p></section>`;
   }
@@ -141,7 +159,7 @@ function mapPanel(view: SeasonView): Html {
     const kind = MARKERS[name]?.kind ?? 'intensity';
     if (kind === 'w_prime') return html`${oneDecimal(value)} <span class="muted">kJ</span>`;
     if (kind === 'd_prime') return html`${whole(value)} <span class="muted">m</span>`;
-    return metric === 'power' ? html`${whole(value)} <span class="muted">W</span>` : html`${oneDecimal(kmh(value))} <span class="muted">km/h</span>`;
+    return html`${read.text(read.convert(value))} <span class="muted">${read.unit}</span>`;
   };
   return html`<section class="panel" aria-labelledby="map"><div class="panel-head"><h2 id="map">Metabolic map</h2><span class="muted">body mass ${oneDecimal(map.bodyMass)} kg</span></div>
 ${shown.length === 0 ? html`<p class="notice">No marker could be determined yet.</p>` : html`<div class="scroll"><table class="data"><thead><tr><th scope="col">Marker</th><th scope="col" class="num">Value</th><th scope="col">Source</th></tr></thead>

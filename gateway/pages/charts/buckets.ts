@@ -3,7 +3,9 @@
  * without dropping a peak: every sample lands in exactly one bucket of the time axis, and each bucket keeps
  * its lowest, highest and mean value, so the band between min and max shows every extreme the mean line
  * smooths away (the "min/max per pixel" decimation of time-series plotting; cf. M4, Jugel et al., VLDB 2014).
- * An empty bucket (a pause, or a metric missing there) is NaN and breaks the line.
+ * An empty bucket (a pause, or a metric missing there) is NaN and breaks the line, unless `bridgeGaps` fills
+ * it: a device that records every few seconds ("smart recording") leaves buckets narrower than its interval
+ * empty, which is no pause, so a gap no longer than a few seconds is drawn straight across.
  *
  * Typed arrays in, typed arrays out, one pass; kept honest by test/gateway/chart-buckets.test.ts.
  */
@@ -43,4 +45,31 @@ export function bucketize(x: Float64Array, values: Float64Array, x0: number, x1:
   }
   for (let b = 0; b < count; b++) if (counts[b]! > 0) mean[b] = sums[b]! / counts[b]!;
   return { count, min, max, mean };
+}
+
+/**
+ * Fills, in place, each run of empty buckets between two filled ones when the time from the end of the
+ * bucket before to the start of the bucket after is at most `maxGapSeconds` (`secondsPerBucket` is the
+ * bucket width): min, max and mean go in a straight line between the neighbours. Longer gaps, and empty
+ * buckets at either end, stay empty. Answers how many buckets it filled.
+ */
+export function bridgeGaps(buckets: Buckets, secondsPerBucket: number, maxGapSeconds: number): number {
+  const { count, min, max, mean } = buckets;
+  let filled = 0;
+  let last = -1;
+  for (let b = 0; b < count; b++) {
+    if (Number.isNaN(mean[b]!)) continue;
+    const empty = b - last - 1;
+    if (last >= 0 && empty > 0 && empty * secondsPerBucket <= maxGapSeconds) {
+      for (let k = 1; k <= empty; k++) {
+        const t = k / (empty + 1);
+        min[last + k] = min[last]! + (min[b]! - min[last]!) * t;
+        max[last + k] = max[last]! + (max[b]! - max[last]!) * t;
+        mean[last + k] = mean[last]! + (mean[b]! - mean[last]!) * t;
+      }
+      filled += empty;
+    }
+    last = b;
+  }
+  return filled;
 }

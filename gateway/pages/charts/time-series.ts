@@ -9,7 +9,8 @@
 import { scaleLinear } from 'd3-scale';
 import { area, line } from 'd3-shape';
 import { html, type Html } from '../html.js';
-import { bucketize } from './buckets.js';
+import { bridgeGaps, bucketize, type Buckets } from './buckets.js';
+import { paceAxis, paceOf, paceText, quantile } from './pace.js';
 import { METRIC_COLORS, px, SIZES, svg, type ChartSize } from './svg.js';
 
 export interface SeriesPanel {
@@ -26,9 +27,16 @@ export interface SeriesPanel {
   profile?: boolean;
   /** Axis from zero (power, cadence) instead of fitted to the data. */
   fromZero?: boolean;
+  /**
+   * Drawn as pace (charts/pace.ts): `values` are m/s, bucketed as speed and then written as min:ss per km,
+   * faster at the top, anything slower than `cap` (s/km, standing still) at the cap; `unit` is "/km".
+   */
+  pace?: { cap: number };
 }
 
 const PANEL = { title: 22, plot: 96, gap: 14 } as const;
+/** Longest gap without samples drawn across, s: smart recording writes every 1–14 s; a longer gap is a pause. */
+const BRIDGE_SECONDS = 15;
 const AXIS = 26;
 
 /** Seconds → "1:05:00" (or "5:00" under an hour). */
@@ -56,6 +64,41 @@ function tickLabel(seconds: number, duration: number): string {
   return `${h}:${String(m).padStart(2, '0')}`;
 }
 
+/** A value axis fitted to the buckets' range (from zero when asked), on d3's round ticks; null when empty. */
+function valueAxis(buckets: Buckets, fromZero: boolean): { domain: [number, number]; ticks: number[] } | null {
+  let low = Infinity;
+  let high = -Infinity;
+  for (let b = 0; b < buckets.count; b++) {
+    if (buckets.min[b]! < low) low = buckets.min[b]!;
+    if (buckets.max[b]! > high) high = buckets.max[b]!;
+  }
+  if (!Number.isFinite(low)) return null;
+  if (fromZero) low = Math.min(0, low);
+  if (high - low < 1e-9) high = low + 1;
+  const scale = scaleLinear().domain([low, high]).nice(4);
+  return { domain: scale.domain() as [number, number], ticks: scale.ticks(3) };
+}
+
+/** Speed buckets (m/s) as pace buckets (s/km, capped): the fastest pace is the highest speed. */
+export function paceBuckets(speeds: Buckets, cap: number): Buckets {
+  const pace = (values: Float64Array) => values.map((value) => paceOf(value, cap));
+  return { count: speeds.count, min: pace(speeds.max), max: pace(speeds.min), mean: pace(speeds.mean) };
+}
+
+/**
+ * The pace axis, slow end at the bottom: from the fastest 1 % of the buckets to the slowest 2 % of the means
+ * of buckets in motion (a stop's band runs off the bottom edge rather than squashing the running into a
+ * strip), never past the cap; round ticks (charts/pace.ts). Null when there is no pace.
+ */
+export function fittedPaceAxis(buckets: Buckets, cap: number): { domain: [number, number]; ticks: number[] } | null {
+  const fastest = quantile(buckets.min, 0.01);
+  const moving = buckets.mean.filter((value) => value < cap);
+  const slowest = moving.length > 0 ? quantile(moving, 0.98) : cap;
+  if (Number.isNaN(fastest) || Number.isNaN(slowest)) return null;
+  const axis = paceAxis(fastest, Math.max(fastest, slowest), 3);
+  return { domain: [axis.slow, axis.fast], ticks: axis.ticks };
+}
+
 function panelSvg(size: ChartSize, elapsed: Float64Array, duration: number, panels: readonly SeriesPanel[]): Html {
   const plotWidth = size.width - size.left - size.right;
   const count = Math.max(1, Math.round(plotWidth / size.bucket));
@@ -67,22 +110,18 @@ function panelSvg(size: ChartSize, elapsed: Float64Array, duration: number, pane
     const top = index * (PANEL.title + PANEL.plot + PANEL.gap);
     const plotTop = top + PANEL.title;
     const bottom = plotTop + PANEL.plot;
-    const buckets = bucketize(elapsed, panel.values, 0, duration, count);
-    let low = Infinity;
-    let high = -Infinity;
-    for (let b = 0; b < count; b++) {
-      if (buckets.min[b]! < low) low = buckets.min[b]!;
-      if (buckets.max[b]! > high) high = buckets.max[b]!;
-    }
-    if (!Number.isFinite(low)) return;
-    if (panel.fromZero) low = Math.min(0, low);
-    if (high - low < 1e-9) high = low + 1;
-    const y = scaleLinear().domain([low, high]).nice(4).range([bottom, plotTop + 2]);
+    const speeds = bucketize(elapsed, panel.values, 0, duration, count);
+    bridgeGaps(speeds, duration / count, BRIDGE_SECONDS);
+    const buckets = panel.pace ? paceBuckets(speeds, panel.pace.cap) : speeds;
+    const axis = panel.pace ? fittedPaceAxis(buckets, panel.pace.cap) : valueAxis(buckets, panel.fromZero ?? false);
+    if (axis === null) return;
+    const y = scaleLinear().domain(axis.domain).range([bottom, plotTop + 2]).clamp(true);
+    const text = (value: number): string => (panel.pace ? paceText(value) : value.toFixed(panel.decimals));
     const color = METRIC_COLORS[panel.metric] ?? '#334155';
     const at = (b: number) => size.left + ((b + 0.5) * plotWidth) / count;
     const defined = (b: number) => !Number.isNaN(buckets.mean[b]!);
     const indices = Array.from({ length: count }, (_, b) => b);
-    const grid = y.ticks(3).map((value) => html`<line x1="${size.left}" x2="${size.left + plotWidth}" y1="${px(y(value))}" y2="${px(y(value))}" stroke="#e5e7eb"/><text x="${size.left - 6}" y="${px(y(value) + 4)}" text-anchor="end" fill="#6b7280">${value.toLocaleString('en-GB')}</text>`);
+    const grid = axis.ticks.map((value) => html`<line x1="${size.left}" x2="${size.left + plotWidth}" y1="${px(y(value))}" y2="${px(y(value))}" stroke="#e5e7eb"/><text x="${size.left - 6}" y="${px(y(value) + 4)}" text-anchor="end" fill="#6b7280">${panel.pace ? paceText(value) : value.toLocaleString('en-GB')}</text>`);
     const verticals = ticks.map((t) => html`<line x1="${px(x(t))}" x2="${px(x(t))}" y1="${plotTop}" y2="${bottom}" stroke="#f1f5f9"/>`);
     let drawing: Html;
     if (panel.profile) {
@@ -94,7 +133,7 @@ function panelSvg(size: ChartSize, elapsed: Float64Array, duration: number, pane
       const mean = line<number>().digits(1).defined(defined).x(at).y((b) => y(buckets.mean[b]!))(indices) ?? '';
       drawing = html`<path d="${band}" fill="${color}" fill-opacity="0.16"/><path d="${mean}" fill="none" stroke="${color}" stroke-width="1.4" stroke-linejoin="round"/>`;
     }
-    const means = Array.from(buckets.mean, (value) => (Number.isNaN(value) ? '' : value.toFixed(panel.decimals))).join(',');
+    const means = Array.from(buckets.mean, (value) => (Number.isNaN(value) ? '' : text(value))).join(',');
     parts.push(html`<g class="panel" data-metric="${panel.metric}" data-label="${panel.label}" data-unit="${panel.unit}" data-values="${means}">
 <text x="${size.left}" y="${top + 14}" font-weight="600" font-size="12" fill="#111827">${panel.label}</text><text x="${size.left + plotWidth}" y="${top + 14}" text-anchor="end" fill="#6b7280">${panel.unit}</text>
 ${verticals}${grid}${drawing}<line x1="${size.left}" x2="${size.left + plotWidth}" y1="${bottom}" y2="${bottom}" stroke="#cbd5e1"/></g>`);
