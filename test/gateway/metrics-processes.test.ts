@@ -23,14 +23,19 @@ function assertBothProcesses(text: string): void {
   assert.ok(sample(text, 'process_cpu_seconds_total', { process: 'engine' })! > 0, "the engine's CPU time");
 }
 
+/** A burst of requests, then one scrape showing every listed metric and both processes' memory. */
+async function burstAndScrape(service: ServiceProcesses): Promise<void> {
+  const { token } = service.userWithToken(['activities:read', 'activities:write']);
+  const activityId = await requestBurst(service, token);
+  const text = await scrape(service);
+  assertBurstShown(text, activityId, { poolThreads: 1 });
+  assertBothProcesses(text);
+}
+
 processes('gateway and engine as separate processes: a scrape after a burst shows every listed metric and each process\'s memory', async () => {
   const service = await startSeparateProcesses();
   try {
-    const { token } = service.userWithToken(['activities:read', 'activities:write']);
-    const activityId = await requestBurst(service, token);
-    const text = await scrape(service);
-    assertBurstShown(text, activityId, { poolThreads: 1 });
-    assertBothProcesses(text);
+    await burstAndScrape(service);
   } finally {
     await service.stop();
   }
@@ -39,11 +44,7 @@ processes('gateway and engine as separate processes: a scrape after a burst show
 processes('threshold serve on two gateway processes: a scrape shows both gateways\' requests, every listed metric, and the primary\'s memory as the engine\'s', async () => {
   const service = await startServeProcesses(2);
   try {
-    const { token } = service.userWithToken(['activities:read', 'activities:write']);
-    const activityId = await requestBurst(service, token);
-    const text = await scrape(service);
-    assertBurstShown(text, activityId, { poolThreads: 1 });
-    assertBothProcesses(text);
+    await burstAndScrape(service);
     // The primary's GetMetrics answer, gateways' and engine's joined, is a valid exposition on its own (grpcurl, other callers).
     const engine = new EngineClient(service.engineAddress, { token: null, deadlineMs: 5000 });
     try {
