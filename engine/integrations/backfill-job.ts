@@ -20,7 +20,7 @@ import type { ConnectionRecord, JobRecord } from '../../storage/store.js';
 import { RescheduleJob, type JobHandler } from '../jobs/runner.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity } from './import-activity.js';
-import { AuthorizationRevoked, backoffMs, ProviderError, RateLimited, type ProviderAdapter, type RemoteActivity } from './provider.js';
+import { AuthorizationRevoked, backoffMs, ProviderError, ProviderRefused, RateLimited, type ProviderAdapter, type RemoteActivity } from './provider.js';
 import { placeWait, rateLimitWaitMs } from './rate-limit-wait.js';
 import type { ProviderTokens } from './credentials.js';
 import { upsertDaily } from '../../storage/dailies.js';
@@ -76,18 +76,25 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
           if (done) return;
         } catch (error) {
           if (error instanceof AuthorizationRevoked) return markActionRequired(deps.store, connectionId, error.message);
+          // Asking again cannot change a refusal: reported now, as a failure after every retry would be.
+          if (error instanceof ProviderRefused) return reportFailure(deps, connectionId, error);
           if (error instanceof RateLimited || error instanceof RescheduleJob) await reportWait(deps, connectionId, error);
           throw error;
         }
       }
     },
     async onGiveUp(job: JobRecord, error: unknown) {
-      const now = Date.now();
-      await deps.store.connections.updateOne({ id: String(job.payload.connection_id) }, {
-        set: { sync_error: { code: 'backfill_failed', message: error instanceof Error ? error.message : String(error), at: now }, updated_at: now },
-      });
+      await reportFailure(deps, String(job.payload.connection_id), error);
     },
   };
+}
+
+/** The backfill stops: `backfill_failed` for backfill-status to tell, with the provider's reason. */
+async function reportFailure(deps: ConnectionDeps, connectionId: string, error: unknown): Promise<void> {
+  const now = Date.now();
+  await deps.store.connections.updateOne({ id: connectionId }, {
+    set: { sync_error: { code: 'backfill_failed', message: error instanceof Error ? error.message : String(error), at: now }, updated_at: now },
+  });
 }
 
 /**
@@ -109,10 +116,10 @@ async function importOne(deps: ConnectionDeps & { logger: Logger }, adapter: Pro
       if (outcome === 'no_file') deps.logger.info({ provider: adapter.provider, activity: activity.id }, 'backfill: no file (gone or a stub), skipped');
       return;
     } catch (error) {
-      if (!(error instanceof ProviderError) || attempt >= FILE_ATTEMPTS) {
+      if (!(error instanceof ProviderError) || attempt >= FILE_ATTEMPTS || error instanceof ProviderRefused) {
         if (!(error instanceof ProviderError)) throw error;
         const now = Date.now();
-        deps.logger.warn({ err: error, activity: activity.id }, 'backfill: file failed repeatedly, skipped');
+        deps.logger.warn({ err: error, activity: activity.id }, 'backfill: file refused or failed repeatedly, skipped');
         await deps.store.connections.updateOne({ id: connection.id }, { set: { sync_error: { code: 'download_failed', message: `activity ${activity.id}: ${error.message}`, at: now } } });
         return;
       }

@@ -10,7 +10,7 @@
  * Kept honest by the garmin-*, wahoo-* and intervals-icu tests in test/engine/integrations/.
  */
 import type { Provider } from '../../domain/providers.js';
-import { AuthorizationRevoked, ProviderError, RateLimited } from './provider.js';
+import { AuthorizationRevoked, ProviderError, ProviderRefused, RateLimited } from './provider.js';
 
 export type ProviderCallErrorKind =
   /** 429 or our own throttle: retry at `retryAt` (Unix ms), or with back-off when it is null. */
@@ -46,9 +46,9 @@ export class ProviderCallError extends Error {
 /**
  * A ProviderCallError as the integration framework's error: `rate_limited` → RateLimited (with the
  * provider's retry time), `unauthorized` → AuthorizationRevoked (the user must reconnect), anything else
- * → ProviderError with its status. `not_permitted` and `rejected` have no class of their own in
- * provider.ts yet, so the framework retries a few times and then reports them; the adapters catch the
- * cases where retrying is pointless (Garmin's backfill 403). Other errors pass through.
+ * `not_permitted` and `rejected` → ProviderRefused (reported at once, never retried), anything else →
+ * ProviderError with its status. The adapters still catch the refusals that mean something of their own
+ * (Garmin's backfill 403: history withheld). Other errors pass through.
  */
 export function frameworkErrorOf(error: unknown, daily = false): unknown {
   if (!(error instanceof ProviderCallError)) return error;
@@ -60,6 +60,9 @@ export function frameworkErrorOf(error: unknown, daily = false): unknown {
       return new RateLimited(error.provider, error.retryAt, daily);
     case 'unauthorized':
       return new AuthorizationRevoked(error.provider, detail);
+    case 'not_permitted':
+    case 'rejected':
+      return new ProviderRefused(error.provider, detail, error.status);
     default:
       return new ProviderError(error.provider, detail, error.status);
   }

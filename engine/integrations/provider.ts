@@ -54,6 +54,17 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * A refusal that asking again cannot change: the provider will not serve this request (a 4xx other than
+ * 401/403 and 429) or the user did not grant what it needs (412). Reported at once, never retried.
+ */
+export class ProviderRefused extends ProviderError {
+  constructor(provider: Provider, message: string, status: number | null = null) {
+    super(provider, message, status);
+    this.name = 'ProviderRefused';
+  }
+}
+
 /** The start of an authorization: where to send the browser, and what to keep until the callback. */
 export interface AuthorizationStart {
   url: string;
