@@ -105,8 +105,8 @@ export type PushItem =
   | { kind: 'activity_deleted'; externalUserId: string; activityId: string }
   | { kind: 'dailies'; externalUserId: string; dailies: RemoteDaily[] }
   | { kind: 'deauthorized'; externalUserId: string }
-  /** What the user now grants at the provider (Garmin `userPermissionsChange`); `changedAt` Unix ms, null when not dated. */
-  | { kind: 'permissions'; externalUserId: string; permissions: string[]; changedAt: number | null }
+  /** The provider says what the user grants changed (Garmin `userPermissionsChange`); `changedAt` Unix ms, null when not dated. */
+  | { kind: 'permissions'; externalUserId: string; changedAt: number | null }
   | { kind: 'ignored'; reason: string };
 
 /** One daily value from a provider (providers.md "Dailies and wellness"), in the interface's units. */
@@ -141,6 +141,12 @@ export interface ProviderAdapter {
 
   /** The provider's stable id of the token's user (Garmin `userId`, intervals.icu athlete id, Wahoo user id). */
   identity(tokens: ProviderTokens): Promise<string>;
+
+  /**
+   * What the user grants now, read from the provider (Garmin `user/permissions`), for a provider with
+   * permissions (domain/provider-permissions.ts). A pushed permission change is only the cue to read it.
+   */
+  permissions?(tokens: ProviderTokens): Promise<string[]>;
 
   /**
    * One page of history newest first. `cursor` null starts at `newest`; `oldest` bounds the walk (Unix ms,

@@ -3,20 +3,21 @@
  * parsed items as one `provider_push` job before the gateway answers 200, so a crash after the answer loses
  * nothing; the job then imports each activity (keyed by provider activity id, so the duplicates providers
  * send are harmless), writes dailies through upsertDaily (never over a manual value), marks a
- * deauthorized connection action_required, and stores a permission change (permission-change.ts). An
+ * deauthorized connection action_required, and stores a permission change read again from the provider
+ * (the push is only the cue; permission-change.ts). An
  * activity or dailies for a connection whose user withdrew that permission (domain/provider-permissions.ts)
  * is dropped, as are items for users we do not know.
  *
  * test/gateway/integrations.test.ts and test/gateway/garmin-permissions.test.ts keep it honest.
  */
 import type { Provider } from '../../domain/providers.js';
-import type { JsonObject, Store } from '../../storage/store.js';
+import type { ConnectionRecord, JsonObject, Store } from '../../storage/store.js';
 import { newJob } from '../../storage/jobs.js';
 import { upsertDaily } from '../../storage/dailies.js';
 import type { JobHandler } from '../jobs/runner.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity } from './import-activity.js';
-import type { PushItem, PushRequest } from './provider.js';
+import type { ProviderAdapter, PushItem, PushRequest } from './provider.js';
 import { applyPermissionChange } from './permission-change.js';
 import { withheld } from '../../domain/provider-permissions.js';
 
@@ -42,7 +43,7 @@ export function pushJobHandler(deps: ConnectionDeps): JobHandler {
         // Every connection of that provider account (two of our users may have connected the same one).
         for (const connection of await liveConnections(deps.store, provider, item.externalUserId)) {
         if (item.kind === 'deauthorized') await markActionRequired(deps.store, connection.id, `${provider}: the user removed the app's access`);
-        else if (item.kind === 'permissions') await applyPermissionChange(deps, connection.id, item.permissions, item.changedAt);
+        else if (item.kind === 'permissions') await applyPushedPermissions(deps, adapter, connection, item);
         else if (item.kind === 'dailies') {
           if (withheld(connection, 'dailies').length > 0) continue; // HEALTH_EXPORT withdrawn: nothing of it is kept
           for (const daily of item.dailies) await upsertDaily(deps.store, { userId: connection.user_id, measure: daily.measure, date: daily.date, value: daily.value, source: provider });
@@ -57,6 +58,20 @@ export function pushJobHandler(deps: ConnectionDeps): JobHandler {
       }
     },
   };
+}
+
+/**
+ * A pushed permission change. Garmin signs no push (only its client id, which authorization URLs show, is
+ * checked), so the pushed list is not trusted: it is read again from the provider with the connection's
+ * token and applied as true now. A change dated before the one stored is stale and costs no call.
+ */
+async function applyPushedPermissions(
+  deps: ConnectionDeps, adapter: ProviderAdapter, connection: ConnectionRecord, item: Extract<PushItem, { kind: 'permissions' }>,
+): Promise<void> {
+  if (item.changedAt !== null && connection.permissions_at != null && item.changedAt < connection.permissions_at) return;
+  if (!adapter.permissions) return; // no provider without a permissions read sends such a push
+  const permissions = await adapter.permissions(await tokensFor(deps, connection));
+  await applyPermissionChange(deps, connection.id, permissions, Math.max(Date.now(), item.changedAt ?? 0));
 }
 
 function liveConnections(store: Store, provider: Provider, externalUserId: string) {

@@ -168,6 +168,10 @@ test('permissions withdrawn by push stop activity and daily imports and workout 
   garmin.resendPermissionsChange('g-perm', ALL, Math.floor((garmin.clock.now() - 30 * MINUTE_MS) / 1000));
   await deliverPushes();
   assert.equal((await connection(user.userId)).permissions, ['HISTORICAL_DATA_EXPORT'], 'a change older than the stored one is ignored');
+  garmin.clock.advance(MINUTE_MS);
+  garmin.resendPermissionsChange('g-perm', ALL, Math.floor(garmin.clock.now() / 1000));
+  await deliverPushes();
+  assert.equal((await connection(user.userId)).permissions, ['HISTORICAL_DATA_EXPORT'], 'a push is only a cue: what Garmin answers at user/permissions counts, not the list pushed');
 
   garmin.clock.advance(MINUTE_MS);
   garmin.changePermissions('g-perm', ALL);

@@ -12,7 +12,8 @@
  * - Pushes: checked by the `garmin-client-id` header (no signature). activityFiles pings become activities
  *   whose file is the callback URL (one download; a repeat 410 → null, and the framework's id check
  *   already skips a stored one); Health records become dailies; deregistrations deauthorize;
- *   `userPermissionsChange` becomes a permissions item (the framework stores it, ignoring a stale one). Activity
+ *   `userPermissionsChange` becomes a permissions item: the cue to read `user/permissions` again, because Garmin
+ *   signs no push (push-job.ts; a stale change is ignored). Activity
  *   summaries without a file and pings for summary types are ignored: configure Garmin to PUSH Health
  *   types (parsePush has no token to pull a ping with).
  * - Revoke: `DELETE user/registration` (204).
@@ -80,6 +81,7 @@ export function garminAdapter(settings: ProviderSettings, options: AdapterOption
     }),
 
     identity: (tokens) => translated(() => clientFor(tokens).userId()),
+    permissions: (tokens) => translated(() => clientFor(tokens).permissions()),
 
     listHistory: (tokens, { cursor, oldest, newest }) => translated(async (): Promise<HistoryPage> => {
       const oldestS = toUnixSeconds(oldest);
@@ -140,7 +142,7 @@ function pushItemOf(notice: GarminNotice): PushItem {
       return { kind: 'deauthorized', externalUserId: notice.userId };
     case 'permissions':
       return {
-        kind: 'permissions', externalUserId: notice.userId, permissions: notice.permissions,
+        kind: 'permissions', externalUserId: notice.userId,
         changedAt: notice.changeTimeInSeconds === null ? null : notice.changeTimeInSeconds * 1000,
       };
     case 'ping':

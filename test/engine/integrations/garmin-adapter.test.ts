@@ -126,7 +126,7 @@ adapterSuite('pushes: dailies from Health records, deregistration as deauthorize
     { kind: 'dailies', externalUserId: 'g-push', dailies: [{ measure: 'resting_hr', date: '2026-01-14', value: 46 }] },
     { kind: 'dailies', externalUserId: 'g-push', dailies: [{ measure: 'body_mass', date: '2026-01-14', value: 70.1 }] },
     { kind: 'deauthorized', externalUserId: 'g-gone' },
-    { kind: 'permissions', externalUserId: 'g-push', permissions: ['HEALTH_EXPORT'], changedAt: 1_768_392_000_000 },
+    { kind: 'permissions', externalUserId: 'g-push', changedAt: 1_768_392_000_000 },
   ]);
   assert.throws(() => adapter.parsePush({ headers: { 'garmin-client-id': 'other-app' }, body: Buffer.from('{}') }), PushRejected);
   assert.throws(() => adapter.parsePush({ headers: {}, body: Buffer.from('{}') }), PushRejected);
