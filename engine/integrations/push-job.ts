@@ -3,7 +3,7 @@
  * parsed items as one `provider_push` job before the gateway answers 200, so a crash after the answer loses
  * nothing; the job then imports each activity (keyed by provider activity id, so the duplicates providers
  * send are harmless), writes dailies through upsertDaily (never over a manual value), marks a
- * deauthorized connection action_required, and stores a permission change read again from the provider
+ * deauthorized connection action_required once the provider refuses its token, and stores a permission change read again from the provider
  * (the push is only the cue; permission-change.ts). An
  * activity or dailies for a connection whose user withdrew that permission (domain/provider-permissions.ts)
  * is dropped, as are items for users we do not know.
@@ -17,7 +17,7 @@ import { upsertDaily } from '../../storage/dailies.js';
 import type { JobHandler } from '../jobs/runner.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity } from './import-activity.js';
-import type { ProviderAdapter, PushItem, PushRequest } from './provider.js';
+import { AuthorizationRevoked, type ProviderAdapter, type PushItem, type PushRequest } from './provider.js';
 import { applyPermissionChange } from './permission-change.js';
 import { withheld } from '../../domain/provider-permissions.js';
 
@@ -42,7 +42,7 @@ export function pushJobHandler(deps: ConnectionDeps): JobHandler {
         if (item.kind === 'ignored') continue;
         // Every connection of that provider account (two of our users may have connected the same one).
         for (const connection of await liveConnections(deps.store, provider, item.externalUserId)) {
-        if (item.kind === 'deauthorized') await markActionRequired(deps.store, connection.id, `${provider}: the user removed the app's access`);
+        if (item.kind === 'deauthorized') await confirmDeauthorized(deps, adapter, connection);
         else if (item.kind === 'permissions') await applyPushedPermissions(deps, adapter, connection, item);
         else if (item.kind === 'dailies') {
           if (withheld(connection, 'dailies').length > 0) continue; // HEALTH_EXPORT withdrawn: nothing of it is kept
@@ -58,6 +58,20 @@ export function pushJobHandler(deps: ConnectionDeps): JobHandler {
       }
     },
   };
+}
+
+/**
+ * A pushed deauthorization, confirmed before the connection is given up: the token must be refused. A push
+ * Garmin sends unsigned could be forged to disconnect someone; a stale one (re-sent after a reconnect)
+ * would undo the reconnect. A token that still works means neither happened, and the connection stays.
+ */
+async function confirmDeauthorized(deps: ConnectionDeps, adapter: ProviderAdapter, connection: ConnectionRecord): Promise<void> {
+  try {
+    await adapter.identity(await tokensFor(deps, connection));
+  } catch (error) {
+    if (!(error instanceof AuthorizationRevoked)) throw error;
+    await markActionRequired(deps.store, connection.id, `${adapter.provider}: the user removed the app's access`);
+  }
 }
 
 /**

@@ -183,6 +183,13 @@ test('permissions withdrawn by push stop activity and daily imports and workout 
   assert.is((await scheduleWorkout(user.token)).status, 'delivered', 'workouts reach Garmin again');
   assert.not.match(await page(user.jar), 'Not shared by');
   assert.is((await accountStatus(user.token)).capabilities.activities, 'ready');
+
+  garmin.queue({ deregistrations: [{ userId: 'g-perm' }] }); // forged: the user is still registered at Garmin
+  await deliverPushes();
+  assert.is((await connection(user.userId)).status, 'connected', 'a deregistration whose token still works changes nothing');
+  garmin.deregisterInGarmin('g-perm');
+  await deliverPushes();
+  assert.is((await connection(user.userId)).status, 'action_required', 'a real one (the token refused) asks the user to reconnect');
 });
 
 test('a connection made without HISTORICAL_DATA_EXPORT reports the skipped history once and on the page, and backfills once granted (the same grant twice changes nothing)', async () => {
