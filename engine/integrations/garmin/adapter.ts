@@ -30,7 +30,7 @@ import { PushRejected, type HistoryPage, type ProviderAdapter, type ProviderSett
 import { memoryKeeper, Serializer } from '../token-keeper.js';
 import { GARMIN_RATE_LIMIT_FLOOR_MS, GarminClient, type GarminBackfillType } from './client.js';
 import { garminDailiesOf } from './dailies.js';
-import type { GarminApp } from './endpoints.js';
+import { onWellnessApi, type GarminApp, type GarminEndpoints } from './endpoints.js';
 import { isFromGarmin, parseGarminNotifications, type GarminNotice } from './notifications.js';
 import { exchangeGarminCode, garminAuthorizeUrl, refreshGarminTokens } from './oauth.js';
 import { ACTIVITY_BACKFILL_WINDOW_SECONDS, toUnixSeconds } from './windows.js';
@@ -119,16 +119,17 @@ export function garminAdapter(settings: ProviderSettings, options: AdapterOption
       } catch {
         throw new PushRejected(PROVIDER, 'body is not JSON');
       }
-      return parseGarminNotifications(body).notices.map(pushItemOf);
+      return parseGarminNotifications(body).notices.map((notice) => pushItemOf(notice, app.endpoints));
     },
 
     revoke: (tokens) => translated(() => clientFor(tokens).deregister()),
   };
 }
 
-function pushItemOf(notice: GarminNotice): PushItem {
+function pushItemOf(notice: GarminNotice, endpoints: GarminEndpoints): PushItem {
   switch (notice.kind) {
     case 'activity_file':
+      if (!onWellnessApi(endpoints, notice.callbackUrl)) return { kind: 'ignored', reason: `activityFiles ${notice.summaryId}: its callbackURL is not on Garmin's Wellness API` };
       return {
         kind: 'activity', externalUserId: notice.userId,
         activity: { id: notice.summaryId, start: (notice.startTimeInSeconds ?? 0) * 1000, file: notice.callbackUrl },

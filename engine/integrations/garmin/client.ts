@@ -10,7 +10,7 @@ import type { ProviderTokens } from '../credentials.js';
 import { ProviderCallError } from '../provider-call-error.js';
 import { failure, readJson, send, type HttpContext } from '../provider-http.js';
 import type { Serializer, TokenKeeper } from '../token-keeper.js';
-import { wellnessUrlOf, type GarminApp } from './endpoints.js';
+import { onWellnessApi, wellnessUrlOf, type GarminApp } from './endpoints.js';
 import { garminNeedsRefresh, refreshGarminTokens } from './oauth.js';
 import { PULL_WINDOW_SECONDS, type SecondsWindow } from './windows.js';
 
@@ -135,6 +135,8 @@ export class GarminClient {
   }
 
   private async authorized(url: string, init: RequestInit = {}): Promise<Response> {
+    // The token goes to Garmin's API only, whatever URL a notification named.
+    if (!onWellnessApi(this.app.endpoints, url)) throw new ProviderCallError('garmin_connect', 'rejected', 'garmin: a URL outside the Wellness API is not called with the user\'s token');
     const token = await this.accessToken();
     return send(this.context, url, { ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` } });
   }

@@ -28,6 +28,22 @@ export const authorizeUrlOf = (endpoints: GarminEndpoints) => `${trim(endpoints.
 export const tokenUrlOf = (endpoints: GarminEndpoints) => `${trim(endpoints.authBase)}/di-oauth2-service/oauth/token`;
 export const wellnessUrlOf = (endpoints: GarminEndpoints, path: string) => `${trim(endpoints.apiBase)}/wellness-api/rest/${path}`;
 
+/**
+ * Whether a URL a notification names (a ping's or an activity file's `callbackURL`) is on Garmin's API, under
+ * the Wellness API: the only place we send a user's token. Garmin signs no push, so a forged one could name
+ * any host and collect the token, or make us call an internal address.
+ */
+export function onWellnessApi(endpoints: GarminEndpoints, url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  const api = new URL(wellnessUrlOf(endpoints, ''));
+  return parsed.origin === api.origin && parsed.username === '' && parsed.password === '' && parsed.pathname.startsWith(api.pathname);
+}
+
 function trim(base: string): string {
   return base.endsWith('/') ? base.slice(0, -1) : base;
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { suite } from '../../support/uvu.js';
 import { garminAdapter } from '../../../engine/integrations/garmin/adapter.js';
-import { AuthorizationRevoked, PushRejected, RateLimited, type ProviderAdapter, type PushItem } from '../../../engine/integrations/provider.js';
+import { AuthorizationRevoked, ProviderRefused, PushRejected, RateLimited, type ProviderAdapter, type PushItem } from '../../../engine/integrations/provider.js';
 import { authorize } from '../../support/standins/clients.js';
 import { fakeFit, startGarminStandin, type GarminStandin } from '../../support/standins/garmin.js';
 import { FakeClock } from '../../support/standins/standin-core.js';
@@ -130,6 +130,28 @@ adapterSuite('pushes: dailies from Health records, deregistration as deauthorize
   ]);
   assert.throws(() => adapter.parsePush({ headers: { 'garmin-client-id': 'other-app' }, body: Buffer.from('{}') }), PushRejected);
   assert.throws(() => adapter.parsePush({ headers: {}, body: Buffer.from('{}') }), PushRejected);
+});
+
+adapterSuite("a callbackURL off Garmin's Wellness API (a forged ping: pushes are unsigned) is ignored, and never called with the token", async (context) => {
+  const { garmin, adapter } = context;
+  const tokens = await connect(context, 'g-forged');
+  const seen: string[] = [];
+  const trap = await startPushReceiver((headers) => {
+    seen.push(String(headers.authorization));
+    return 200;
+  });
+  try {
+    for (const url of [trap.url, `${garmin.baseUrl}/elsewhere/file`, `${garmin.baseUrl.replace('://', '://user:pw@')}/wellness-api/rest/activityFile`, 'not a url']) {
+      context.items.length = 0;
+      garmin.queue({ activityFiles: [{ userId: 'g-forged', summaryId: 's-forged', callbackURL: url, fileType: 'FIT' }] });
+      await garmin.deliver();
+      assert.deepEqual(context.items.map((item) => item.kind), ['ignored'], url);
+      await assert.rejects(adapter.download(tokens, { id: 's-forged', start: 0, file: url }), ProviderRefused);
+    }
+    assert.deepEqual(seen, [], 'nothing reached the other host');
+  } finally {
+    await trap.close();
+  }
 });
 
 adapterSuite('a 429 is RateLimited at least 60 s out; after our revoke the token is AuthorizationRevoked', async (context) => {
