@@ -19,7 +19,7 @@ import type { Logger } from '../../domain/logger.js';
 import type { ConnectionRecord, JobRecord } from '../../storage/store.js';
 import { RescheduleJob, type JobHandler } from '../jobs/runner.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
-import { importActivity } from './import-activity.js';
+import { importActivity, reportDownloadFailed } from './import-activity.js';
 import { AuthorizationRevoked, backoffMs, ProviderError, ProviderRefused, RateLimited, type ProviderAdapter, type RemoteActivity } from './provider.js';
 import { placeWait, rateLimitWaitMs } from './rate-limit-wait.js';
 import type { ProviderTokens } from './credentials.js';
@@ -118,9 +118,8 @@ async function importOne(deps: ConnectionDeps & { logger: Logger }, adapter: Pro
     } catch (error) {
       if (!(error instanceof ProviderError) || attempt >= FILE_ATTEMPTS || error instanceof ProviderRefused) {
         if (!(error instanceof ProviderError)) throw error;
-        const now = Date.now();
         deps.logger.warn({ err: error, activity: activity.id }, 'backfill: file refused or failed repeatedly, skipped');
-        await deps.store.connections.updateOne({ id: connection.id }, { set: { sync_error: { code: 'download_failed', message: `activity ${activity.id}: ${error.message}`, at: now } } });
+        await reportDownloadFailed(deps.store, connection.id, activity.id, error);
         return;
       }
       await delay(backoffMs(attempt, 500, 10_000), undefined, { signal: limiter.signal });

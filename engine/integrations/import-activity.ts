@@ -14,6 +14,11 @@ import type { ProviderAdapter, RemoteActivity } from './provider.js';
 
 export type ImportOutcome = 'imported' | 'already_imported' | 'no_file';
 
+/** An activity's file that could not be had (refused, or failing every try): noted on the connection for backfill-status. */
+export async function reportDownloadFailed(store: Store, connectionId: string, activityId: string, error: Error): Promise<void> {
+  await store.connections.updateOne({ id: connectionId }, { set: { sync_error: { code: 'download_failed', message: `activity ${activityId}: ${error.message}`, at: Date.now() } } });
+}
+
 export function externalIdOf(provider: Provider, activityId: string): string {
   return `${provider}:${activityId}`;
 }

@@ -16,8 +16,8 @@ import { newJob } from '../../storage/jobs.js';
 import { upsertDaily } from '../../storage/dailies.js';
 import type { JobHandler } from '../jobs/runner.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
-import { importActivity } from './import-activity.js';
-import { AuthorizationRevoked, type ProviderAdapter, type PushItem, type PushRequest } from './provider.js';
+import { importActivity, reportDownloadFailed } from './import-activity.js';
+import { AuthorizationRevoked, ProviderRefused, type ProviderAdapter, type PushItem, type PushRequest } from './provider.js';
 import { applyPermissionChange } from './permission-change.js';
 import { withheld } from '../../domain/provider-permissions.js';
 
@@ -50,7 +50,14 @@ export function pushJobHandler(deps: ConnectionDeps): JobHandler {
         } else if (item.kind === 'activity') {
           if (withheld(connection, 'activities').length > 0) continue; // ACTIVITY_EXPORT withdrawn: not imported
           const tokens = await tokensFor(deps, connection);
-          await importActivity(deps, adapter, connection.user_id, tokens, item.activity);
+          try {
+            await importActivity(deps, adapter, connection.user_id, tokens, item.activity);
+          } catch (error) {
+            if (!(error instanceof ProviderRefused)) throw error;
+            // Asking again cannot change a refusal: this activity is reported and the push's other items go on.
+            await reportDownloadFailed(deps.store, connection.id, item.activity.id, error);
+            continue;
+          }
           await deps.store.connections.updateOne({ id: connection.id }, { set: { newest_seen: Math.max(connection.newest_seen ?? 0, item.activity.start) } });
         }
         // activity_deleted: the activity stays here; deleting a user's data is the user's call through the API.

@@ -1,7 +1,8 @@
 /**
  * Refusals the provider will not change by being asked again (a 4xx other than 401/403/429) are reported at
  * once instead of after every retry: a refused listing ends the backfill with `backfill_failed` after one
- * request, and a refused file is skipped after one request with `download_failed` while the others load.
+ * request, and a refused file is skipped after one request with `download_failed` while the others load,
+ * whether the backfill or a push brought it.
  * Against the intervals.icu stand-in, on the real stack.
  */
 import { suite } from '../support/uvu.js';
@@ -18,7 +19,7 @@ const DAY = 86_400_000;
 
 /** The stand-in with three one-minute rides, a stack on it, and a user connected through the portal. */
 async function connected(script: (standin: IntervalsIcuStandin) => void): Promise<{ standin: IntervalsIcuStandin; stack: TestStack; userId: string; token: string }> {
-  const standin = await startIntervalsIcuStandin({ clientId: ICU_CLIENT.id, clientSecret: ICU_CLIENT.secret });
+  const standin = await startIntervalsIcuStandin({ clientId: ICU_CLIENT.id, clientSecret: ICU_CLIENT.secret, webhookSecret: ICU_CLIENT.webhookSecret });
   const base = Math.floor(Date.now() / 1000) * 1000 - DAY;
   for (let i = 0; i < 3; i++) standin.activities.push({ id: `i${i}`, start: base - i * DAY, file: fitActivity({ start: base - i * DAY, seconds: 60 }) });
   script(standin);
@@ -63,6 +64,28 @@ test('a refused file is skipped after one request with download_failed; the othe
     assert.is(await stack.store.sources.count({ user_id: userId }), 2);
     assert.is((await stack.store.connections.findOne({ user_id: userId }))!.sync_error?.code, 'download_failed');
     assert.equal(await errorCodes(stack, token), ['download_failed']);
+  } finally {
+    await stack.close();
+    await standin.close();
+  }
+});
+
+test('a pushed activity whose file is refused is reported once with download_failed; the push job does not retry it', async () => {
+  const { standin, stack, userId } = await connected(() => undefined);
+  try {
+    await until('the backfill done', async () => ((await stack.store.connections.findOne({ user_id: userId }))?.backfill_done ? true : undefined));
+    const fresh = { id: 'i9', start: Math.floor(Date.now() / 1000) * 1000, file: fitActivity({ start: Math.floor(Date.now() / 1000) * 1000, seconds: 60 }) };
+    standin.activities.push(fresh);
+    const file = /^\/api\/v1\/activity\/i9\/file$/;
+    standin.failNext(file, 422, 10);
+    assert.equal(await standin.push(`${stack.baseUrl}/api/v1/integrations/intervals_icu/push`, [standin.activityEvent(fresh)]), [200]);
+    const job = await until('the push job ended', async () => {
+      const found = await stack.store.jobs.findOne({ kind: 'provider_push' });
+      return found && found.status !== 'queued' && found.status !== 'running' ? found : undefined;
+    });
+    assert.equal([job.status, job.attempts], ['done', 1]);
+    assert.is(standin.requests.filter((request) => file.test(request.path)).length, 1, 'the refused file was asked once');
+    assert.is((await stack.store.connections.findOne({ user_id: userId }))!.sync_error?.code, 'download_failed');
   } finally {
     await stack.close();
     await standin.close();
