@@ -40,10 +40,13 @@ const ASSETS: Record<string, { type: string; read: () => Buffer | string }> = {
 const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "
   + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** What an asset's URL carries so that a change is a new URL: the package's version, or our file's digest. */
+/** What an asset's URL carries so that a change is a new URL: the package's version, or our file's digest (computed once). */
+const versions = new Map<string, string>();
 function versionOf(name: string): string {
   if (name.startsWith('swagger-ui')) return SWAGGER_VERSION;
-  return createHash('sha256').update(ASSETS[name]!.read()).digest('hex').slice(0, 12);
+  let version = versions.get(name);
+  if (version === undefined) versions.set(name, (version = createHash('sha256').update(ASSETS[name]!.read()).digest('hex').slice(0, 12)));
+  return version;
 }
 
 function docsPage(): string {
