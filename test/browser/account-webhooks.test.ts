@@ -10,7 +10,7 @@ import type { Browser } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
 import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
 import { sessionFor } from '../support/sessions.js';
-import { startReceiver, subscribe, type Receiver } from '../support/webhook-receiver.js';
+import { startReceiver, subscribe, webhooksPageUntil, type Receiver } from '../support/webhook-receiver.js';
 import { jsonClient } from '../support/json-api.js';
 
 const browserPage = suite<{ stack: TestStack; browser: Browser; receiver: Receiver }>('browser webhooks page');
@@ -35,6 +35,7 @@ browserPage('shows failing endpoints and the attempt log, and redelivers from th
   for (const day of ['01', '02']) await api.post('/api/v1/tests/', { title: null, sport: 'cycling', start: `2024-04-${day}T09:00:00+02:00`, end: null, results: null, tags: null });
   await receiver.waitFor((all) => all.filter((request) => request.path === '/failing').length >= 4);
   const owner = (await stack.store.applications.get(subscriber.appId))!.user_id;
+  await webhooksPageUntil(stack, (await sessionFor(stack.store, owner)).cookie, /failing: \d+\+? attempts in a row/);
   for (const viewport of [{ name: 'desktop', width: 1280, height: 800 }, { name: 'phone', width: 390, height: 844 }]) {
     const session = await sessionFor(stack.store, owner);
     const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });

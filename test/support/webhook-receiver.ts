@@ -2,8 +2,8 @@
  * A webhook receiver on a loopback port for tests and the bench: records every request (raw body, headers,
  * when it arrived) and answers as the test says (a status, a redirect, or never). Also an independent
  * check of `X-Sweatstack-Signature` as an existing receiver would write it (WebCrypto HMAC-SHA256 over
- * "<t>.<raw body>", ±300 s), sharing no code with engine/events/deliver.ts, and the helper that connects
- * a new user to an application with this receiver as its endpoint.
+ * "<t>.<raw body>", ±300 s), sharing no code with engine/events/deliver.ts, the helper that connects
+ * a new user to an application with this receiver as its endpoint, and one that reads the owners' page.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -102,4 +102,19 @@ export async function subscribe(stack: TestStack, endpoints: string[], scopes = 
   await stack.store.applications.updateOne({ id: app.id }, { set: { webhook_endpoints: endpoints, webhook_secret: options.secret === false ? null : secret } });
   const user = await stack.userWithToken(scopes, { appId: app.id, ...(options.userId && { userId: options.userId }) });
   return { appId: app.id, secret, userId: user.userId, token: user.token };
+}
+
+/**
+ * GET /account/webhooks with an owner's session cookie until its HTML matches `pattern`; fails after 10 s
+ * with the last page. A receiver sees an attempt before the dispatcher's next round records its outcome.
+ */
+export async function webhooksPageUntil(stack: TestStack, cookie: string, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const response = await fetch(`${stack.baseUrl}/account/webhooks`, { headers: { cookie } });
+    const html = await response.text();
+    if (response.status === 200 && pattern.test(html)) return html;
+    if (Date.now() > deadline) throw new Error(`/account/webhooks answered ${response.status} without ${pattern} after 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
