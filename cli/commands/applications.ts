@@ -1,9 +1,10 @@
 /**
- * `threshold app create`, `threshold app secret add` and `threshold app secret delete`: applications
- * and their client secrets, each secret shown only once.
+ * `threshold app create`, `threshold app purposes`, `threshold app secret add` and `threshold app secret
+ * delete`: applications, their purpose sentences and their client secrets, each secret shown only once.
  */
 import { addClientSecret, createApplication } from '../../gateway/services/accounts.js';
 import { deleteClientSecret } from '../../gateway/services/grants.js';
+import { setPurposes } from '../../gateway/services/applications.js';
 import { presentApplication } from '../../gateway/presenters/application.js';
 import { CommandFailure, UsageError, command } from '../command.js';
 
@@ -31,12 +32,7 @@ export const appCreate = command({
     if (createdAt !== undefined && (Number.isNaN(createdAt) || !/(Z|[+-]\d\d:\d\d)$/.test(values['created-at']!))) {
       throw new UsageError('--created-at must be an ISO 8601 instant with a zone, like 2024-05-01T00:00:00Z');
     }
-    const purposes: Record<string, string> = {};
-    for (const entry of values.purpose ?? []) {
-      const at = entry.indexOf('=');
-      if (at <= 0) throw new UsageError('--purpose takes category=sentence, e.g. --purpose "activities=We chart your rides."');
-      purposes[entry.slice(0, at).trim()] = entry.slice(at + 1);
-    }
+    const purposes = parsePurposes(values.purpose);
     const store = await context.store();
     const application = await createApplication(store, values.owner, {
       name: values.name,
@@ -50,9 +46,42 @@ export const appCreate = command({
       purposes,
     }, createdAt);
     const secret = values.secret ? (await addClientSecret(store, application, 'cli')).secret : null;
-    return presentApplication(application, secret, { pagesBase: context.config().pagesBase });
+    return presentApplication(application, secret, { pagesBase: context.config().pagesBase, baseUrl: context.config().baseUrl });
   },
 });
+
+// interface §5 "Consent": "the app writes one purpose sentence in its settings" (also on /account/applications/{id}).
+export const appPurposes = command({
+  words: 'app purposes',
+  summary: 'Sets the purpose sentences of an existing application, shown on the consent screen → the application.',
+  options: {
+    app: { type: 'string', required: true, value: 'APP_ID', description: 'The application.' },
+    purpose: {
+      type: 'string', multiple: true, required: true, value: 'CATEGORY=SENTENCE',
+      description: 'Why it asks for a category (activities, wellness, reproductive_health, workouts, sharing, email): 20 to 160 characters, plain text, no links, e.g. "activities=We chart your rides." An empty sentence ("email=") removes that purpose.',
+    },
+  },
+  details: ['Purposes not named keep their sentence. Once an application is public, a request for a category without a purpose shows people a "not ready" page. The owner can also write them on the application\'s settings page (/account/applications/APP_ID).'],
+  async run({ values }, context) {
+    const purposes = parsePurposes(values.purpose);
+    const store = await context.store();
+    const application = await store.applications.get(values.app);
+    if (!application) throw new CommandFailure(`application ${values.app} does not exist`);
+    const updated = await setPurposes(store, application, purposes);
+    return { ...presentApplication(updated, null, { pagesBase: context.config().pagesBase, baseUrl: context.config().baseUrl }), purposes: updated.purposes };
+  },
+});
+
+/** `--purpose category=sentence`, repeated → category → sentence. */
+function parsePurposes(entries: readonly string[] | undefined): Record<string, string> {
+  const purposes: Record<string, string> = {};
+  for (const entry of entries ?? []) {
+    const at = entry.indexOf('=');
+    if (at <= 0) throw new UsageError('--purpose takes category=sentence, e.g. --purpose "activities=We chart your rides."');
+    purposes[entry.slice(0, at).trim()] = entry.slice(at + 1);
+  }
+  return purposes;
+}
 
 // gaps.md: "Applications may have several client secrets, each with a label, shown once".
 export const appSecretAdd = command({

@@ -3,7 +3,7 @@ import type { AnyCommand } from '../command.js';
 import { serve } from './serve.js';
 import { userCreate, userDelete, userList } from './users.js';
 import { modelCommand } from './model.js';
-import { appCreate, appSecretAdd, appSecretDelete } from './applications.js';
+import { appCreate, appPurposes, appSecretAdd, appSecretDelete } from './applications.js';
 import { tokenMint } from './tokens.js';
 import { keysRotate } from './keys.js';
 import { importCommand } from './import.js';
@@ -11,7 +11,7 @@ import { teamCreate, teamInvite, teamList } from './teams.js';
 import { backupCommand, restoreCommand } from './backup.js';
 
 export const COMMANDS: readonly AnyCommand[] = [
-  serve, userCreate, userList, userDelete, appCreate, appSecretAdd, appSecretDelete, teamCreate, teamInvite, teamList, tokenMint, keysRotate, importCommand,
+  serve, userCreate, userList, userDelete, appCreate, appPurposes, appSecretAdd, appSecretDelete, teamCreate, teamInvite, teamList, tokenMint, keysRotate, importCommand,
   modelCommand, backupCommand, restoreCommand,
 ];
 

@@ -208,6 +208,11 @@ export function consentLines(scopes: readonly Scope[]): ConsentLine[] {
   });
 }
 
+/** The consent screen's title of a category ("Your activities"). */
+export function categoryTitle(category: ScopeCategory): string {
+  return isAccessCategory(category) ? ACCESS_TEXT[category].title : PLAIN_TEXT[category].title;
+}
+
 function isAccessCategory(category: ScopeCategory): category is AccessCategory {
   return category in ACCESS_TEXT;
 }

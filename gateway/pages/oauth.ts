@@ -40,6 +40,8 @@ export function consentPage(view: {
   csrfToken: string;
   /** The team variant: the team the user also lets see their data, and what it will see. */
   team?: TeamConsentView | null;
+  /** Shown to the owner of a public app: the requested categories others would see the not-ready page for. */
+  missingPurposes?: MissingPurposesView | null;
 }): PageOptions {
   const { brand } = view;
   const action = `/oauth/interaction/${encodeURIComponent(view.interactionId)}/decision`;
@@ -54,6 +56,7 @@ export function consentPage(view: {
 <h1>${brand.name} wants to use your Threshold account</h1>
 ${accountChip(view.account)}
 ${view.loopback ? html`<p class="notice warn" role="alert"><strong>This app runs on this device.</strong> Your answer is sent to a program on this computer (${view.redirectOrigin}). Continue only if you started ${brand.name} yourself.</p>` : null}
+${view.missingPurposes ? ownerPurposesNotice(view.missingPurposes) : null}
 ${requested}
 ${view.alreadyGranted.length > 0 ? html`<p class="muted">Already allowed: ${view.alreadyGranted.join(', ')}.</p>` : null}
 ${view.team ? teamConsent(view.team) : null}
@@ -71,6 +74,18 @@ ${view.team ? teamConsent(view.team) : null}
 <p class="muted">Not you? <button type="submit" class="link">Use another account</button></p>
 </form>`,
   };
+}
+
+export interface MissingPurposesView {
+  titles: string[];
+  /** The app's settings page, where its owner writes the purposes. */
+  settingsHref: string;
+}
+
+/** To the owner: where to write the purposes that others need before they see this screen. */
+function ownerPurposesNotice(view: MissingPurposesView): Html {
+  return html`<div class="notice warn" role="status"><p><strong>You own this app.</strong> Other people asked for this see a &ldquo;not ready&rdquo; page until it explains why it needs: ${view.titles.join(', ')}.</p>
+<p><a href="${view.settingsHref}#purposes">Write the purposes in the app's settings</a></p></div>`;
 }
 
 export interface TeamConsentView {
@@ -129,7 +144,8 @@ export function notReadyPage(view: { brand: Brand; missingPurposes: string[] }):
 <h1>${brand.name} is not ready yet</h1>
 <p>Apps must explain why they need each kind of data before they can ask for it. ${brand.name} has not yet explained why it needs:</p>
 <ul class="plain">${view.missingPurposes.map((title) => html`<li>${title}</li>`)}</ul>
-<p class="muted">Nothing was shared. Try again later, or let the app's developer know.</p>`,
+<p class="muted">Nothing was shared. Try again later, or let the app's developer know.</p>
+<p class="muted">If you develop ${brand.name}: its owner's account writes a purpose for each of these under Purposes in the app's settings (<a href="/account">your account</a>, then the app).</p>`,
   };
 }
 

@@ -2,6 +2,7 @@
 import type { ApplicationRecord } from '../../storage/store.js';
 import type { Brand } from '../pages/layout.js';
 import { pageUrl } from '../hosted-pages/page-urls.js';
+import { clientsidePrivacyUrl } from '../pages/client-side-privacy.js';
 
 const PUBLIC_FIELDS = ['description', 'url', 'image', 'privacy_statement'] as const;
 
@@ -10,7 +11,7 @@ export function isPrivate(application: ApplicationRecord): boolean {
   return PUBLIC_FIELDS.some((field) => !application[field]);
 }
 
-export function presentApplication(application: ApplicationRecord, clientSecret: string | null, options: { pagesBase: string; clientsidePrivacyUrl?: string }) {
+export function presentApplication(application: ApplicationRecord, clientSecret: string | null, options: { pagesBase: string; baseUrl: string }) {
   return {
     id: application.id,
     name: application.name,
@@ -26,7 +27,8 @@ export function presentApplication(application: ApplicationRecord, clientSecret:
     client_secret: clientSecret,
     page: application.page_slug ? presentPage(application, options.pagesBase) : null,
     is_private: isPrivate(application),
-    is_clientside_app: options.clientsidePrivacyUrl !== undefined && application.privacy_statement === options.clientsidePrivacyUrl,
+    // "true when privacy_statement is the standard client-side privacy policy URL"
+    is_clientside_app: application.privacy_statement === clientsidePrivacyUrl(options.baseUrl),
   };
 }
 

@@ -7,6 +7,7 @@
  *   POST /account/apps/:application_id/revoke                   revokeGrant → 303 /account
  *   GET  /account/applications/:id                              client id, redirect URIs, secrets
  *   POST /account/applications/:id/settings                     updateApplicationSettings → 303, or 422 with inline errors
+ *   POST /account/applications/:id/go-live                      goLiveAsClientside (the one-click page path) → 303, or 422
  *   POST /account/applications/:id/secrets                      addClientSecret → the secret, once
  *   POST /account/applications/:id/secrets/:secret_id/delete    deleteClientSecret → 303
  *   POST /account/delete                                        Store.deleteUser → "account deleted" page
@@ -30,8 +31,12 @@ import { csrfSession, FIELD_LIMITS, formBody, seeOther, stringField } from '../p
 import { forbiddenPage, messagePage, notFoundPage } from '../pages/messages.js';
 import { accountPage, applicationPage, secretCreatedPage, type SecretView } from '../pages/account.js';
 import type { AccountView } from '../pages/oauth.js';
-import { settingsForm, SETTINGS_STYLE, type SettingsValues } from '../pages/application-settings.js';
+import { goLiveForm, purposeField, settingsForm, SETTINGS_STYLE, type GoLiveFormView, type SettingsValues } from '../pages/application-settings.js';
 import { updateApplicationSettings } from '../services/applications.js';
+import { goLiveAsClientside } from '../services/clientside-apps.js';
+import { CLIENTSIDE_PRIVACY_PATH, clientsidePrivacyUrl } from '../pages/client-side-privacy.js';
+import { PURPOSE_CATEGORIES } from '../auth/scopes.js';
+import { html } from '../pages/html.js';
 import { ValidationError } from '../errors.js';
 import { pageUrl } from '../hosted-pages/page-urls.js';
 
@@ -43,6 +48,7 @@ const NOTICES = new Map([
   ['secret_deleted', 'Client secret deleted. Every token issued under it has stopped working.'],
   ['secret_missing', 'That client secret no longer exists.'],
   ['settings_saved', 'Settings saved.'],
+  ['went_live', 'Your app is live as a client-side app. Deploy its page, and write a purpose for each kind of data it asks for.'],
 ]);
 
 export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
@@ -87,17 +93,16 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
   });
 
   table.page({ method: 'post', path: '/account/applications/:id/settings', name: 'saveApplicationSettings' }, async function saveSettings(ctx) {
-    const acting = await actingUser(ctx);
-    if (!acting) return;
-    const application = await ownedApplication(ctx, acting.user);
-    if (!application) return;
+    const owning = await actingOwner(ctx);
+    if (!owning) return;
+    const { acting, application } = owning;
     const field = (name: string) => (stringField(acting.body, name) ?? '').slice(0, 20_000);
     const lines = (name: string) => field(name).split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
     const posted = acting.body.capabilities;
     const capabilities = (Array.isArray(posted) ? posted : [posted]).filter((value): value is string => typeof value === 'string').slice(0, 20);
     const values: SettingsValues = {
       name: field('name'), description: field('description'), url: field('url'), image: field('image'), privacy_statement: field('privacy_statement'),
-      redirect_uris: field('redirect_uris'), webhook_endpoints: field('webhook_endpoints'), capabilities,
+      redirect_uris: field('redirect_uris'), webhook_endpoints: field('webhook_endpoints'), capabilities, purposes: postedPurposes(acting.body),
     };
     try {
       await updateApplicationSettings(store, application, {
@@ -105,12 +110,25 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
         webhook_secret: field('webhook_secret'), clear_webhook_secret: field('clear_webhook_secret') === '1',
       }, { pagesBase: deps.config.pagesBase, webhookAllowedHosts: deps.config.webhookAllowedHosts });
     } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      const errors: Record<string, string[]> = {};
-      for (const issue of error.issues) (errors[String(issue.loc[1])] ??= []).push(issue.msg);
+      const errors = messagesByField(error, settingsFieldOf);
       return sendApplicationPage(ctx, 422, application, acting.session, { error: 'Nothing was saved: fix the fields marked below.' }, { values, errors });
     }
     seeOther(ctx, `/account/applications/${encodeURIComponent(application.id)}?notice=settings_saved`);
+  });
+
+  table.page({ method: 'post', path: '/account/applications/:id/go-live', name: 'goLiveAsClientside' }, async function goLive(ctx) {
+    const owning = await actingOwner(ctx);
+    if (!owning) return;
+    const { acting, application } = owning;
+    const field = (name: string) => (stringField(acting.body, name) ?? '').slice(0, 4096);
+    const typed = { slug: field('slug'), description: field('description'), image: field('image') };
+    try {
+      await goLiveAsClientside(store, application, typed, { pagesBase: deps.config.pagesBase, baseUrl: deps.config.baseUrl });
+    } catch (error) {
+      const errors = messagesByField(error, (loc) => `live_${String(loc[1])}`);
+      return sendApplicationPage(ctx, 422, application, acting.session, { error: 'The app did not go live: fix the fields marked below.' }, undefined, { values: typed, errors });
+    }
+    seeOther(ctx, `/account/applications/${encodeURIComponent(application.id)}?notice=went_live`);
   });
 
   table.page({ method: 'post', path: '/account/applications/:id/secrets', name: 'createClientSecret' }, async function createSecret(ctx) {
@@ -175,6 +193,13 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
     return { ...found, body };
   }
 
+  /** For a POST on an application: the acting user (actingUser) and their application in the path, or null when a page was sent. */
+  async function actingOwner(ctx: Context): Promise<{ acting: NonNullable<Awaited<ReturnType<typeof actingUser>>>; application: ApplicationRecord } | null> {
+    const acting = await actingUser(ctx);
+    const application = acting ? await ownedApplication(ctx, acting.user) : null;
+    return acting && application ? { acting, application } : null;
+  }
+
   /** The application in the path when this user owns it; otherwise the 404 page was sent. */
   async function ownedApplication(ctx: Context, user: UserRecord): Promise<ApplicationRecord | null> {
     const id = String(ctx.params.id ?? '');
@@ -187,22 +212,30 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
   async function sendApplicationPage(
     ctx: Context, status: number, application: ApplicationRecord, session: SessionRecord, messages: { notice?: string | null; error?: string | null },
     form?: { values: SettingsValues; errors: Record<string, string[]> },
+    live?: { values: GoLiveFormView['values']; errors: Record<string, string[]> },
   ): Promise<void> {
     const secrets = await store.client_secrets.find({ application_id: application.id }, { sort: { created_at: 1 } });
     const values: SettingsValues = form?.values ?? {
       name: application.name, description: application.description ?? '', url: application.url ?? '', image: application.image ?? '',
       privacy_statement: application.privacy_statement ?? '', redirect_uris: application.redirect_uris.join('\n'),
-      webhook_endpoints: application.webhook_endpoints.join('\n'), capabilities: application.capabilities,
+      webhook_endpoints: application.webhook_endpoints.join('\n'), capabilities: application.capabilities, purposes: application.purposes,
     };
+    const ownPage = application.page_slug ? pageUrl(deps.config.pagesBase, application.page_slug) : null;
+    const path = `/account/applications/${encodeURIComponent(application.id)}`;
     sendPage(ctx, status, applicationPage({
       application: { id: application.id, name: application.name, redirectUris: application.redirect_uris, isPrivate: isPrivate(application) },
       secrets: secrets.map(secretView),
       settings: {
-        form: settingsForm({
-          action: `/account/applications/${encodeURIComponent(application.id)}/settings`, csrfToken: session.csrf_token, values,
-          webhookSecretSet: application.webhook_secret !== null, errors: form?.errors ?? {},
-          pageUrl: application.page_slug ? pageUrl(deps.config.pagesBase, application.page_slug) : null,
-        }),
+        form: html`${settingsForm({
+          action: `${path}/settings`, csrfToken: session.csrf_token, values,
+          webhookSecretSet: application.webhook_secret !== null, errors: form?.errors ?? {}, pageUrl: ownPage,
+        })}
+${goLiveForm({
+          action: `${path}/go-live`, csrfToken: session.csrf_token, pageUrl: ownPage,
+          isClientside: application.privacy_statement === clientsidePrivacyUrl(deps.config.baseUrl),
+          needsDescription: !application.description, needsImage: !application.image,
+          values: live?.values ?? { slug: '', description: '', image: '' }, errors: live?.errors ?? {}, privacyPolicyPath: CLIENTSIDE_PRIVACY_PATH,
+        })}`,
         style: SETTINGS_STYLE,
       },
       csrfToken: session.csrf_token,
@@ -222,6 +255,26 @@ function accountView(user: UserRecord): AccountView {
 /** What the person types to delete their account: their email, or DELETE when the account has none. */
 function deletionConfirmation(user: UserRecord): string {
   return user.email ?? 'DELETE';
+}
+
+/** The posted `purpose_<category>` fields (a hostile form may name any category: they are all checked). */
+function postedPurposes(body: Record<string, unknown>): Record<string, string> {
+  const fields = Object.entries(body).filter(([name, value]) => name.startsWith('purpose_') && typeof value === 'string').slice(0, 20);
+  return Object.fromEntries(fields.map(([name, value]) => [name.slice('purpose_'.length).slice(0, 64), (value as string).slice(0, 2000)]));
+}
+
+/** A form's validation problems by the field they are shown beside; anything else is thrown on. */
+function messagesByField(error: unknown, fieldOf: (loc: readonly (string | number)[]) => string): Record<string, string[]> {
+  if (!(error instanceof ValidationError)) throw error;
+  const errors: Record<string, string[]> = {};
+  for (const issue of error.issues) (errors[fieldOf(issue.loc)] ??= []).push(issue.msg);
+  return errors;
+}
+
+/** The settings form field a validation issue belongs beside; a purpose of no known category goes beside all of them. */
+function settingsFieldOf(loc: readonly (string | number)[]): string {
+  if (loc[1] !== 'purposes') return String(loc[1]);
+  return (PURPOSE_CATEGORIES as readonly unknown[]).includes(loc[2]) ? purposeField(String(loc[2])) : 'purposes';
 }
 
 function noticeOf(ctx: Context): string | null {

@@ -37,7 +37,7 @@ export function applicationRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function createApplication(ctx) {
       const body = ctx.state.body as z.output<typeof CreateApplicationBody>;
       const { application, clientSecret } = await createDevApplication(store, ctx.state.auth.userId, body, rules);
-      ctx.body = presentApplication(application, clientSecret, { pagesBase: config.pagesBase });
+      ctx.body = presentApplication(application, clientSecret, { pagesBase: config.pagesBase, baseUrl: config.baseUrl });
     },
   );
 

@@ -167,12 +167,13 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
     const requested = withIdentity(request.scopes);
     // "Purposes are optional while only the owner connects. Once the app is public, a request for a
     // category without a purpose shows a not-ready page instead of the consent screen."
-    if (!isOwner) {
-      const missingPurposes = consentLines(requested)
-        .filter((line) => (PURPOSE_CATEGORIES as readonly string[]).includes(line.category) && !application.purposes[line.category])
-        .map((line) => line.title);
-      if (missingPurposes.length > 0) return sendPage(ctx, 403, notReadyPage({ brand, missingPurposes }));
-    }
+    const missingPurposes = consentLines(requested)
+      .filter((line) => (PURPOSE_CATEGORIES as readonly string[]).includes(line.category) && !application.purposes[line.category])
+      .map((line) => line.title);
+    if (!isOwner && missingPurposes.length > 0) return sendPage(ctx, 403, notReadyPage({ brand, missingPurposes }));
+    // The owner of a public app is told where to write them (interface §5: "in its settings").
+    const settingsHref = `/account/applications/${encodeURIComponent(application.id)}`;
+    const ownerNotice = isOwner && !isPrivate(application) && missingPurposes.length > 0 ? { titles: missingPurposes, settingsHref } : null;
 
     // The team variant: the team must still exist; its consent is always asked until it covers the request.
     const teamId = request.team_id ?? null;
@@ -203,6 +204,7 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
       team: team ? {
         name: team.name, description: team.description ?? '', url: team.url ?? '', lines: consentLines(forTeam).map((line) => line.title),
       } : null,
+      missingPurposes: ownerNotice,
     }));
   }
 

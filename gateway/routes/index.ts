@@ -17,6 +17,7 @@ import { profileAppMetadataRoutes } from './profile-app-metadata.js';
 import { sourceRoutes } from './sources.js';
 import { signInRoutes } from './sign-in.js';
 import { accountRoutes } from './account.js';
+import { clientsidePrivacyRoutes } from './client-side-privacy.js';
 import { athletePageRoutes } from './athlete-pages.js';
 import { authorizeRoutes } from './authorize.js';
 import { oauthTokenRoutes } from './oauth-token.js';
@@ -49,6 +50,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   grantRoutes(table, deps);
   signInRoutes(table, deps);
   accountRoutes(table, deps);
+  clientsidePrivacyRoutes(table);
   athletePageRoutes(table, deps);
   userRoutes(table, deps);
   managedUserRoutes(table, deps);

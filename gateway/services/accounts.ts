@@ -6,7 +6,7 @@
 import type { ApplicationRecord, ClientSecretRecord, GrantRecord, Store, UserRecord } from '../../storage/store.js';
 import { DuplicateKeyError } from '../../storage/store.js';
 import { newId } from '../../storage/ids.js';
-import { HttpError, ValidationError } from '../errors.js';
+import { HttpError, ValidationError, type ValidationIssue } from '../errors.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import { hashSecret, newSecret } from '../auth/secrets.js';
 import { redirectUriProblem } from '../auth/redirect-uris.js';
@@ -78,15 +78,23 @@ export interface ImportedApplication extends NewApplication {
 
 const APPLICATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** "20 to 160 characters, plain text, no links", one per category except openid, profile and offline_access. */
-function purposeProblems(purposes: Record<string, string>): ValidationError | null {
-  for (const [category, sentence] of Object.entries(purposes)) {
-    const loc = ['body', 'purposes', category];
-    if (!(PURPOSE_CATEGORIES as readonly string[]).includes(category)) return ValidationError.single(loc, `no purpose is asked for ${category}; categories: ${PURPOSE_CATEGORIES.join(', ')}`);
-    const text = sentence.trim();
-    if (text.length < 20 || text.length > 160) return ValidationError.single(loc, 'a purpose sentence is 20 to 160 characters');
-    if (/[<>]|https?:\/\/|www\./i.test(text)) return ValidationError.single(loc, 'a purpose sentence is plain text without links');
-  }
+/**
+ * "20 to 160 characters, plain text, no links", one per category except openid, profile and
+ * offline_access: every problem of `purposes` (category → sentence), each at ['body', 'purposes', category].
+ * Shared by the operator's `app create`, `app purposes` and the settings form.
+ */
+export function purposeProblems(purposes: Record<string, string>): ValidationIssue[] {
+  return Object.entries(purposes).flatMap(([category, sentence]) => {
+    const problem = purposeProblem(category, sentence);
+    return problem ? [{ loc: ['body', 'purposes', category], msg: problem, type: 'value_error' }] : [];
+  });
+}
+
+function purposeProblem(category: string, sentence: string): string | null {
+  if (!(PURPOSE_CATEGORIES as readonly string[]).includes(category)) return `no purpose is asked for ${category}; categories: ${PURPOSE_CATEGORIES.join(', ')}`;
+  const text = sentence.trim();
+  if (text.length < 20 || text.length > 160) return `a purpose sentence is 20 to 160 characters (this one has ${text.length})`;
+  if (/[<>]|https?:\/\/|www\.|\b[a-z0-9-]+\.(?:com|org|net|io|app|dev)\b/i.test(text)) return 'a purpose sentence is plain text without links';
   return null;
 }
 
@@ -114,8 +122,8 @@ export async function createApplication(store: Store, ownerId: string, input: Im
   }
   if (input.brand_color != null && !/^#[0-9a-fA-F]{6}$/.test(input.brand_color)) throw ValidationError.single(['body', 'brand_color'], 'a colour is #rrggbb');
   const purposes = Object.fromEntries(Object.entries(input.purposes ?? {}).map(([category, text]) => [category, text.trim()]));
-  const purposeProblem = purposeProblems(purposes);
-  if (purposeProblem) throw purposeProblem;
+  const purposeIssues = purposeProblems(purposes);
+  if (purposeIssues.length > 0) throw new ValidationError(purposeIssues);
   const application: ApplicationRecord = {
     id: input.id ?? newId(),
     user_id: ownerId,

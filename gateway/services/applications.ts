@@ -18,7 +18,7 @@ import type { ApplicationRecord, Store } from '../../storage/store.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { redirectUriProblem } from '../auth/redirect-uris.js';
 import { isOnPagesOrigin, pageUrl } from '../hosted-pages/page-urls.js';
-import { addClientSecret, createApplication } from './accounts.js';
+import { addClientSecret, createApplication, purposeProblems } from './accounts.js';
 import { attachPage, slugOrThrow } from './pages.js';
 import { MAX_WEBHOOK_ENDPOINTS, webhookEndpointProblem } from './webhook-endpoints.js';
 
@@ -85,6 +85,11 @@ export interface ApplicationSettings {
   webhook_secret: string;
   clear_webhook_secret: boolean;
   capabilities: string[];
+  /**
+   * Category → purpose sentence, one field per category; an empty sentence removes the purpose. Omitted:
+   * the purposes stay as they are.
+   */
+  purposes?: Record<string, string>;
 }
 
 /** The account page's one settings form: validates everything, reports every problem at once, then saves. */
@@ -99,7 +104,9 @@ export async function updateApplicationSettings(
   if (description.length > 500) issue('description', 'A description has at most 500 characters.');
   for (const field of ['url', 'image', 'privacy_statement'] as const) {
     const value = input[field].trim();
-    if (value && !(URL.canParse(value) && new URL(value).protocol === 'https:' && value.length <= 2048)) issue(field, 'Use an https:// address.');
+    // A stored value saved again is kept: the one-click page path sets the page URL and this instance's
+    // client-side privacy policy, which are plain http on a local install.
+    if (value && value !== application[field] && !(URL.canParse(value) && new URL(value).protocol === 'https:' && value.length <= 2048)) issue(field, 'Use an https:// address.');
   }
   const redirectUris = [...new Set(input.redirect_uris.map((uri) => uri.trim()).filter(Boolean))];
   if (redirectUris.length > 50) issue('redirect_uris', 'At most 50 redirect URIs.');
@@ -114,9 +121,12 @@ export async function updateApplicationSettings(
   if (secret && (secret.length < 16 || secret.length > 256)) issue('webhook_secret', 'A webhook secret has 16 to 256 characters.');
   const capabilities = [...new Set(input.capabilities.map((key) => key.trim()).filter(Boolean))];
   if (capabilities.some((key) => !/^[a-z][a-z0-9_]{0,39}$/.test(key)) || capabilities.length > 20) issue('capabilities', 'Capability keys are lower-case words like activities or dailies.');
+  const purposes = input.purposes === undefined ? application.purposes : writtenPurposes(input.purposes);
+  issues.push(...purposeProblems(purposes));
   if (issues.length > 0) throw new ValidationError(issues);
   const updated = await store.applications.updateOne({ id: application.id }, {
     set: {
+      purposes,
       name,
       description: description || null,
       url: input.url.trim() || null,
@@ -130,6 +140,22 @@ export async function updateApplicationSettings(
     },
   });
   return updated ?? application;
+}
+
+/**
+ * `threshold app purposes`: sets the given purposes of an existing application, keeping the others; an
+ * empty sentence removes that category's purpose. Every problem is reported at once, nothing saved then.
+ */
+export async function setPurposes(store: Store, application: ApplicationRecord, given: Record<string, string>): Promise<ApplicationRecord> {
+  const purposes = writtenPurposes({ ...application.purposes, ...given });
+  const issues = purposeProblems(purposes);
+  if (issues.length > 0) throw new ValidationError(issues);
+  return (await store.applications.updateOne({ id: application.id }, { set: { purposes } })) ?? application;
+}
+
+/** The trimmed, non-empty sentences (an empty field means no purpose for that category). */
+function writtenPurposes(purposes: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(purposes).map(([category, text]) => [category, text.trim()] as const).filter(([, text]) => text.length > 0));
 }
 
 /** A redirect URI on the pages origin is only ever the application's own page URL (gaps.md "Pages", safety rules). */
