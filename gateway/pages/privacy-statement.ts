@@ -21,7 +21,7 @@ export function privacyStatementPage(view: { host: string }): PageOptions {
 <li>A session cookie while you are signed in, and the technical logs the operator needs to run the service.</li>
 </ul>
 <h2>Who sees it</h2>
-<p>You. An application or a team sees only what you allowed it on the consent screen, and stops at once when you revoke it. Each application and team has its own privacy statement for what it does with your data. Nothing is sold or used for advertising.</p>
+<p>You. An application or a team sees only what you allowed it on the consent screen, and stops at once when you revoke it. Each application and team has its own privacy statement for what it does with your data. This service shares nothing beyond what you allow: it shows no advertising and loads no third-party trackers.</p>
 <h2>Taking it back</h2>
 <p>On <a href="/account">Your account</a> you revoke an application or a team, disconnect a training platform, and delete your account: deleting it removes your data from this service, irreversibly.</p>
 <h2>Questions</h2>
