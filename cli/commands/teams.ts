@@ -14,15 +14,15 @@ export const teamCreate = command({
     owner: { type: 'string', required: true, value: 'USER_ID', description: 'The owner, also its first member (not a managed user).' },
     name: { type: 'string', required: true, value: 'NAME', description: 'The team name (1 to 100 characters).' },
     description: { type: 'string', value: 'TEXT', description: 'At most 500 characters.' },
-    url: { type: 'string', value: 'URL', description: "The team's website (https)." },
-    image: { type: 'string', value: 'URL', description: 'A logo (https).' },
-    'privacy-statement': { type: 'string', value: 'URL', description: 'Its privacy statement (https).' },
+    url: { type: 'string', required: true, value: 'URL', description: "The team's website (https)." },
+    image: { type: 'string', required: true, value: 'URL', description: 'Its logo (https).' },
+    'privacy-statement': { type: 'string', required: true, value: 'URL', description: 'Its privacy statement (https).' },
   },
   async run({ values }, context) {
     const team = await createTeam(await context.store(), values.owner, {
-      name: values.name, description: values.description ?? null, url: values.url ?? null, image: values.image ?? null, privacy_statement: values['privacy-statement'] ?? null,
+      name: values.name, description: values.description ?? null, url: values.url, image: values.image, privacy_statement: values['privacy-statement'],
     });
-    const { role: _role, ...fields } = presentTeam(team, 'owner');
+    const { role: _role, ...fields } = presentTeam(team, 'owner', context.config().baseUrl);
     return { ...fields, owner: team.user_id };
   },
 });

@@ -31,7 +31,7 @@ export interface UserClaims {
 /**
  * The name and email claims a token with `scopes` may see. `email` only with the email scope and never
  * on a delegated token (interface §5: "userinfo works on a delegated token and returns the athlete's id
- * and name, never the email"). `name` is added by the caller when it is always due (userinfo).
+ * and name, never the email"). No name claim at all without profile, on userinfo too (issue 23).
  */
 export function userClaims(user: UserRecord, scopes: ReadonlySet<string>, options: { delegated: boolean }): UserClaims {
   const claims: UserClaims = {};

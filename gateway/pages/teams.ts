@@ -71,12 +71,12 @@ function teamFields(values: TeamFormValues): Html {
 <input id="name" type="text" name="name" value="${values.name}" maxlength="100" required>
 <label for="description">Description <span class="muted">(optional)</span></label>
 <textarea id="description" name="description" maxlength="500" rows="2">${values.description}</textarea>
-<label for="url">Website <span class="muted">(optional, https)</span></label>
-<input id="url" type="url" name="url" value="${values.url}" maxlength="2048" placeholder="https://">
-<label for="image">Image URL <span class="muted">(optional, https)</span></label>
-<input id="image" type="url" name="image" value="${values.image}" maxlength="2048" placeholder="https://">
-<label for="privacy_statement">Privacy statement URL <span class="muted">(optional, https)</span></label>
-<input id="privacy_statement" type="url" name="privacy_statement" value="${values.privacy_statement}" maxlength="2048" placeholder="https://">`;
+<label for="url">Website <span class="muted">(https)</span></label>
+<input id="url" type="url" name="url" value="${values.url}" maxlength="2048" placeholder="https://" required>
+<label for="image">Image URL <span class="muted">(https: a logo shown to the athletes you ask)</span></label>
+<input id="image" type="url" name="image" value="${values.image}" maxlength="2048" placeholder="https://" required>
+<label for="privacy_statement">Privacy statement URL <span class="muted">(https)</span></label>
+<input id="privacy_statement" type="url" name="privacy_statement" value="${values.privacy_statement}" maxlength="2048" placeholder="https://" required>`;
 }
 
 export function teamsPage(view: Messages & {
@@ -197,6 +197,18 @@ ${view.signedIn
 </form>`
   : html`<p class="notice">Sign in (or create an account) first, then open this link again.</p>
 <a class="button" href="/signin">Sign in</a>`}`,
+  };
+}
+
+/**
+ * A team's public page (routes/team-profile.ts): what the consent screen shows of it — name, description,
+ * image and links — and never its members. The address a team stored without a website answers with.
+ */
+export function teamProfilePage(team: TeamView): PageOptions {
+  return {
+    title: team.name,
+    body: html`${teamHeader(team)}
+<p class="muted">A team on this Threshold service: its members see the training data of the athletes who allow it, and nothing else.</p>`,
   };
 }
 

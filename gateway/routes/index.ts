@@ -35,6 +35,8 @@ import { portalRoutes } from './portal.js';
 import { applicationRoutes } from './applications.js';
 import { pageRoutes } from './pages.js';
 import { teamPageRoutes } from './team-pages.js';
+import { teamProfileRoutes } from './team-profile.js';
+import { privacyStatementRoutes } from './privacy-statement.js';
 import { eventRoutes } from './events.js';
 import { webhookPageRoutes } from './account-webhooks.js';
 import { integrationRoutes } from './integrations.js';
@@ -77,6 +79,8 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   webhookPageRoutes(table, deps);
   portalRoutes(table, deps);
   teamPageRoutes(table, deps);
+  teamProfileRoutes(table, deps);
+  privacyStatementRoutes(table, deps);
   integrationRoutes(table, deps);
   backfillStatusRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.

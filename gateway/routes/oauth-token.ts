@@ -20,8 +20,7 @@ import { mintAccessToken, type Principal } from '../auth/access-tokens.js';
 import { findCode, redeemCode } from '../auth/authorization-codes.js';
 import { isRevokedIssuance, issuanceStillLive, revokeIssuance } from '../auth/issuances.js';
 import { clientAuthenticationFailed, readClientCredentials, verifyClient, type AuthenticatedClient, type TokenParams } from '../auth/client-auth.js';
-import { mayShowEmail, mintIdToken, userClaims } from '../auth/id-tokens.js';
-import { displayName } from '../presenters/user.js';
+import { mintIdToken, userClaims } from '../auth/id-tokens.js';
 import { verifierProblem, verifyPkce } from '../auth/pkce.js';
 import { findRefreshToken, issueRefreshToken, receivesRefreshToken, touchRefreshToken } from '../auth/refresh-tokens.js';
 import { splitScopes } from '../auth/scopes.js';
@@ -65,8 +64,8 @@ const TokenResponse = named('TokenResponse', z.object({
 }));
 const OAuthErrorBody = named('OAuthError', z.object({ error: z.string(), error_description: z.string() }));
 const Userinfo = named('Userinfo', z.object({
-  sub: z.string(),
-  name: z.string(),
+  sub: z.string().describe('The user id (the token holds openid, which userinfo needs)'),
+  name: z.string().optional().describe('With the profile scope: never null, "Athlete" when nothing else is known'),
   registered_at: z.string(),
   given_name: z.string().optional(),
   family_name: z.string().optional(),
@@ -98,7 +97,13 @@ export function oauthTokenRoutes(table: RouteTable, deps: GatewayDeps): void {
     table.add(
       {
         method, path: '/api/v1/oauth/userinfo', operationId: method === 'get' ? 'userinfo' : 'userinfoPost', summary: 'OpenID Connect userinfo', tag: 'oauth',
-        auth: 'bearer', responses: { 200: { description: 'Claims about the token\'s user', schema: Userinfo } },
+        // "openid: sub on userinfo": a token without it is refused (403 naming openid), so sub never
+        // leaves without it. Delegated tokens always hold it ("openid and profile ride with every grant").
+        auth: 'bearer', scope: 'openid',
+        responses: {
+          200: { description: 'Claims about the token\'s user: names with profile, email with email', schema: Userinfo },
+          403: { description: 'The token lacks openid' },
+        },
       },
       async function userinfo(ctx) {
         const principal = ctx.state.auth as Principal;
@@ -111,12 +116,16 @@ export function oauthTokenRoutes(table: RouteTable, deps: GatewayDeps): void {
   }
 }
 
-/** gaps.md: `{sub, name (never null), registered_at, given_name?, family_name?, email? (only with the email scope)}`. */
+/**
+ * gaps.md: `{sub, name (never null), registered_at, given_name?, family_name?, email? (only with the email
+ * scope)}`, with interface §5 "Scopes" deciding what each claim needs: "openid: sub on userinfo" (the
+ * route requires it), "profile: name claims: name, given_name, family_name" — so without profile no
+ * name at all — and "email: email claim on userinfo".
+ */
 function presentUserinfo(user: UserRecord, principal: Principal): z.infer<typeof Userinfo> {
   // "userinfo works on a delegated token and returns the athlete's id and name, never the email"
-  const delegated = { delegated: principal.actorId !== null };
-  const claims = userClaims(user, principal.scopes, delegated);
-  return { sub: user.id, ...claims, name: displayName(user, { revealEmail: mayShowEmail(principal.scopes, delegated) }), registered_at: new Date(user.registered_at).toISOString() };
+  const claims = userClaims(user, principal.scopes, { delegated: principal.actorId !== null });
+  return { sub: user.id, ...claims, registered_at: new Date(user.registered_at).toISOString() };
 }
 
 function tokenEndpoint(deps: GatewayDeps) {

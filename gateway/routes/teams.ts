@@ -63,7 +63,7 @@ export function teamRoutes(table: RouteTable, deps: GatewayDeps): void {
       responses: { 200: { description: 'Teams by name', schema: z.array(Team) } },
     },
     async function listTeams(ctx) {
-      ctx.body = (await teamsOf(store, ctx.state.auth.userId)).map(({ team, role }) => presentTeam(team, role));
+      ctx.body = (await teamsOf(store, ctx.state.auth.userId)).map(({ team, role }) => presentTeam(team, role, deps.config.baseUrl));
     },
   );
 
@@ -79,7 +79,7 @@ export function teamRoutes(table: RouteTable, deps: GatewayDeps): void {
     },
     async function listAuthorizedTeams(ctx) {
       await requireSharing(ctx, 'sharing:read', { delegated: 'allowed' });
-      ctx.body = (await authorizedTeams(store, ctx.state.auth.userId)).map(({ team, scopes }) => presentAuthorizedTeam(team, scopes));
+      ctx.body = (await authorizedTeams(store, ctx.state.auth.userId)).map(({ team, scopes }) => presentAuthorizedTeam(team, scopes, deps.config.baseUrl));
     },
   );
 

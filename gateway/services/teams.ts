@@ -1,8 +1,9 @@
 /**
  * Team management by its owner, shared by the command line (`threshold team …`) and the account pages
- * (/account/teams): create and edit a team (name, description, url, image, privacy statement), invite by
- * email with a single-use link, accept an invitation, list and remove members. Each function validates
- * its input and throws a ValidationError naming the field, so both callers report problems the same way.
+ * (/account/teams): create and edit a team (name, description; url, image and privacy statement
+ * required), invite by email with a single-use link, accept an invitation, list and remove members. Each
+ * function validates its input and throws a ValidationError naming the field, so both callers report
+ * problems the same way.
  *
  * An invitation is like a sign-in link (auth/magic-links.ts): 256 random bits, only its SHA-256 stored,
  * used up by one conditional write. Whoever holds the link and is signed in joins as a member; the
@@ -32,15 +33,22 @@ export interface TeamFields {
   privacy_statement?: string | null;
 }
 
-/** Validated fields; the optional ones are '' when absent (gaps.md "Team": never null). */
+const LINKS = { url: "the team's website", image: 'its logo', privacy_statement: 'its privacy statement' } as const;
+
+/**
+ * Validated fields; the description is '' when absent (gaps.md "Team": never null). The three links are
+ * required (interface §2 "Team": "url, image, privacy_statement: string, uri"; issue 23 item 2): a team
+ * stored before that answers with addresses this service serves (services/team-links.ts).
+ */
 function cleanFields(input: TeamFields): Omit<TeamRecord, 'id' | 'user_id' | 'created_at'> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100) throw ValidationError.single(['body', 'name'], 'name must be 1 to 100 characters');
   const description = (input.description ?? '').trim();
   if (description.length > 500) throw ValidationError.single(['body', 'description'], 'at most 500 characters');
-  const link = (field: 'url' | 'image' | 'privacy_statement') => {
+  const link = (field: keyof typeof LINKS) => {
     const value = (input[field] ?? '').trim();
-    if (value && !(URL.canParse(value) && new URL(value).protocol === 'https:' && value.length <= 2048)) {
+    if (!value) throw ValidationError.single(['body', field], `is required: the https URL of ${LINKS[field]}`, 'missing');
+    if (!(URL.canParse(value) && new URL(value).protocol === 'https:' && value.length <= 2048)) {
       throw ValidationError.single(['body', field], 'must be an https URL');
     }
     return value;

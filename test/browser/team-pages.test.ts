@@ -34,7 +34,7 @@ const VIEWPORTS = [
 ] as const;
 const PASSWORD = 'correct horse battery';
 const CALLBACK = 'https://coachly.example.com/callback';
-/** The app's logo, served by the test for its https URL. */
+/** The app's logo (and the teams'), served by the test for its https URL. */
 const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><rect width="48" height="48" rx="10" fill="#0e7c66"/><path d="M12 32l8-10 6 6 10-12" stroke="#fff" stroke-width="4" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>';
 
 teams.before(async (context) => {
@@ -62,6 +62,8 @@ async function signedIn(context: Context, viewport: (typeof VIEWPORTS)[number], 
   const email = `${first.toLowerCase()}-${viewport.name}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const user = await createUser(context.stack.store, { email, password: PASSWORD, first_name: first, last_name: last });
   const browser = await context.browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
+  // The teams' logos (a team is created with one), served by the test for their https URLs.
+  await browser.route(/^https:\/\/(squad|riverside)\.example\.com\//, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO }));
   const page = await browser.newPage();
   await page.goto(`${context.stack.baseUrl}/signin`);
   await page.fill('form[action="/signin/password"] input[name="email"]', email);
@@ -83,6 +85,7 @@ teams('creates a team, invites a second user who joins, authorizes a team on the
     await page.fill('#name', 'Endurance Squad');
     await page.fill('#description', 'Training plans for the spring marathon block');
     await page.fill('#url', 'https://squad.example.com');
+    await page.fill('#image', 'https://squad.example.com/logo.png');
     await page.fill('#privacy_statement', 'https://squad.example.com/privacy');
     await shot(page, `${viewport.name}-create-form`);
     await Promise.all([page.waitForURL(/notice=created/), page.getByRole('button', { name: 'Create team' }).click()]);
@@ -119,8 +122,9 @@ teams('creates a team, invites a second user who joins, authorizes a team on the
     // The member, as an athlete, lets a club's team see their data through the consent screen (another
     // team was allowed before), then revokes one.
     const coach = await createUser(context.stack.store, { email: null, first_name: 'Club', last_name: 'Coach' });
-    const club = await createTeam(context.stack.store, coach.id, { name: 'Riverside Cycling Club', description: 'Tuesday intervals and the Sunday long ride', url: 'https://riverside.example.com' });
-    const earlier = await createTeam(context.stack.store, coach.id, { name: 'Track Tuesdays', description: 'Club sessions' });
+    const links = { url: 'https://riverside.example.com', image: 'https://riverside.example.com/logo.png', privacy_statement: 'https://riverside.example.com/privacy' };
+    const club = await createTeam(context.stack.store, coach.id, { name: 'Riverside Cycling Club', description: 'Tuesday intervals and the Sunday long ride', ...links });
+    const earlier = await createTeam(context.stack.store, coach.id, { name: 'Track Tuesdays', description: 'Club sessions', ...links });
     await authorizeTeam(context.stack.store, earlier.id, member.id, ['activities:read', 'wellness:read']);
     await member.page.route('https://coachly.example.com/logo.svg', (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO }));
     const authorize = new URL('/oauth/authorize', context.stack.baseUrl);

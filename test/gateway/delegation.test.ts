@@ -347,6 +347,19 @@ test('userinfo on a delegated token returns the athlete\'s id and name, never th
   assert.not.match(JSON.stringify(body), subject.email!);
 });
 
+test('"openid and profile ride with every grant": a delegated token minted without asking for them, from a token without them, gets sub and names on userinfo', async () => {
+  const { userId, token } = await coach(['activities:read', 'sharing:read']);
+  const managed = await athlete({ managed_by: userId, first_name: 'Junior', last_name: 'Rider' });
+  const { access_token: delegated, scope } = await minted(token, { sub: managed.id, scopes: ['activities:read'] });
+  assert.equal(scope.split(' ').sort(), ['activities:read', 'openid', 'profile']);
+  const response = await stack.get('/api/v1/oauth/userinfo', delegated);
+  assert.is(response.status, 200);
+  assert.equal(await response.json(), {
+    sub: managed.id, name: 'Junior Rider', given_name: 'Junior', family_name: 'Rider', registered_at: new Date(managed.registered_at).toISOString(),
+  });
+  assert.is((await stack.get('/api/v1/oauth/userinfo', token)).status, 403, 'the minting token itself holds no openid');
+});
+
 test('userinfo on a delegated token for an athlete without a name shows no part of the email', async () => {
   const { userId, token } = await coach(['activities:read', 'sharing:read', 'openid', 'profile', 'email']);
   const subject = await createUser(stack.store, { email: 'carla.private.handle@example.com' });

@@ -168,10 +168,32 @@ oidc('answers userinfo on GET and POST, with email only under the email scope', 
   const info = (await (await userinfo(stack, String(noEmail.access_token), 'POST')).json()) as Body;
   assert.not.ok('email' in info);
   assert.is(info.given_name, 'Grace');
-  const noProfile = await tokensFor(stack, client, { scopes: ['openid'], userId: user.id });
-  assert.equal(await (await userinfo(stack, String(noProfile.access_token))).json(), {
-    sub: user.id, name: 'Grace Hopper', registered_at: new Date(user.registered_at).toISOString(),
-  }, 'name is never missing; given_name and family_name need profile');
+});
+
+// Interface §5 "Scopes": "openid: sub on userinfo", "profile: name claims: name, given_name, family_name".
+oidc('answers names on userinfo only to a token holding profile, and sub only to one holding openid (403 naming it)', async ({ stack }) => {
+  const client = await makeApp(stack);
+  const user = await makeUser(stack, { first_name: 'Grace', last_name: 'Hopper' });
+  const registeredAt = new Date(user.registered_at).toISOString();
+  const noProfile = await tokensFor(stack, client, { scopes: ['openid', 'activities:read'], userId: user.id });
+  assert.equal(await (await userinfo(stack, String(noProfile.access_token))).json(), { sub: user.id, registered_at: registeredAt }, 'no name claim without profile');
+  const withEmail = await tokensFor(stack, client, { scopes: ['openid', 'email'], userId: user.id });
+  assert.equal(await (await userinfo(stack, String(withEmail.access_token), 'POST')).json(), { sub: user.id, email: user.email, registered_at: registeredAt }, 'email is not a name');
+  const profile = await tokensFor(stack, client, { scopes: ['openid', 'profile'], userId: user.id });
+  assert.equal(await (await userinfo(stack, String(profile.access_token))).json(), {
+    sub: user.id, name: 'Grace Hopper', given_name: 'Grace', family_name: 'Hopper', registered_at: registeredAt,
+  }, 'names with profile');
+  for (const scopes of [['profile', 'email', 'activities:read'], ['activities:read']]) {
+    const withoutOpenid = await tokensFor(stack, client, { scopes, userId: user.id });
+    for (const method of ['GET', 'POST'] as const) {
+      const refused = await userinfo(stack, String(withoutOpenid.access_token), method);
+      assert.is(refused.status, 403, `${scopes.join(' ')} ${method}`);
+      assert.match(refused.headers.get('www-authenticate') ?? '', 'scope="openid"');
+      const body = await refused.text();
+      assert.not.match(body, user.id, 'no sub without openid');
+      assert.not.match(body, 'Grace');
+    }
+  }
 });
 
 oidc('names a user "First Last", else by the email before @, else "Athlete", with registered_at in UTC', async ({ stack }) => {

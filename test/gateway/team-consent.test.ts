@@ -49,7 +49,9 @@ async function athlete(stack: TestStack): Promise<{ id: string; jar: CookieJar }
 /** A coach with an app token (sharing:read, activities:read, wellness:read) who owns a team. */
 async function coachTeam(context: Context, name = 'Endurance Squad'): Promise<{ team: TeamRecord; token: string }> {
   const coach = await context.stack.userWithToken(['sharing:read', 'activities:read', 'wellness:read'], { appId: context.app.id });
-  return { team: await createTeam(context.stack.store, coach.userId, { name, description: 'Spring marathon block' }), token: coach.token };
+  return { team: await createTeam(context.stack.store, coach.userId, {
+    name, description: 'Spring marathon block', url: 'https://coach.example', image: 'https://coach.example/logo.png', privacy_statement: 'https://coach.example/privacy',
+  }), token: coach.token };
 }
 
 function authorizePath(context: Context, params: Record<string, string | string[]>): string {

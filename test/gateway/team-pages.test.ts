@@ -33,6 +33,7 @@ pages.after(async (context) => {
 });
 
 const PASSWORD = 'correct horse battery';
+const LINKS = { url: 'https://riverside.example', image: 'https://riverside.example/logo.png', privacy_statement: 'https://riverside.example/privacy' };
 let counter = 0;
 
 /** A new account with a password, signed in in its own jar. */
@@ -88,7 +89,7 @@ pages('/account links to Teams once, and /account/teams is sent with the account
 pages('creates a team from the form, escaping what was typed, and edits it as its owner', async ({ stack }) => {
   const owner = await person(stack, 'Olga');
   const teamId = await createdTeam(owner.jar, {
-    name: '<b>Riverside</b> & Co', description: 'Tuesday intervals', url: 'https://riverside.example', image: '', privacy_statement: 'https://riverside.example/privacy',
+    name: '<b>Riverside</b> & Co', description: 'Tuesday intervals', ...LINKS,
   });
   const page = await (await owner.jar.get(`/account/teams/${teamId}?notice=created`)).text();
   assert.match(page, '&lt;b&gt;Riverside&lt;/b&gt; &amp; Co');
@@ -101,35 +102,45 @@ pages('creates a team from the form, escaping what was typed, and edits it as it
   assert.match(listed, `href="/account/teams/${teamId}">Manage</a>`);
 
   const saved = await submit(owner.jar, `/account/teams/${teamId}`, `/account/teams/${teamId}`, {
-    name: 'Riverside Cycling Club', description: 'Sunday long ride', url: '', image: 'https://riverside.example/logo.png', privacy_statement: '',
+    name: 'Riverside Cycling Club', description: 'Sunday long ride', ...LINKS, image: 'https://riverside.example/new-logo.png',
   });
   assert.is(saved.status, 303);
   assert.is(locationOf(saved, stack.baseUrl), `/account/teams/${teamId}?notice=saved`);
   const stored = await stack.store.teams.get(teamId);
   assert.equal(
     { name: stored?.name, description: stored?.description, url: stored?.url, image: stored?.image, privacy_statement: stored?.privacy_statement },
-    { name: 'Riverside Cycling Club', description: 'Sunday long ride', url: '', image: 'https://riverside.example/logo.png', privacy_statement: '' },
+    { name: 'Riverside Cycling Club', description: 'Sunday long ride', ...LINKS, image: 'https://riverside.example/new-logo.png' },
   );
 });
 
-pages('refuses a team without a name or with a link that is not https, keeping what was typed (422)', async ({ stack }) => {
+pages('refuses a team without a name, without one of its links or with a link that is not https, keeping what was typed (422)', async ({ stack }) => {
   const owner = await person(stack, 'Olga');
-  const unnamed = await submit(owner.jar, '/account/teams', '/account/teams', { name: '  ', description: 'kept' });
+  const unnamed = await submit(owner.jar, '/account/teams', '/account/teams', { name: '  ', description: 'kept', ...LINKS });
   assert.is(unnamed.status, 422);
   const unnamedBody = await unnamed.text();
   assert.match(unnamedBody, 'Name: name must be 1 to 100 characters');
   assert.match(unnamedBody, '>kept</textarea>');
-  const insecure = await submit(owner.jar, '/account/teams', '/account/teams', { name: 'Club', url: 'http://club.example' });
+  const insecure = await submit(owner.jar, '/account/teams', '/account/teams', { name: 'Club', ...LINKS, url: 'http://club.example' });
   assert.is(insecure.status, 422);
   assert.match(await insecure.text(), 'Website: must be an https URL');
-  assert.equal(await stack.store.teams.find({ user_id: owner.id }), []);
+  // Issue 23 item 2: the interface types all three links `string, uri`; a team is never created without one.
+  for (const [field, label] of [['url', 'Website'], ['image', 'Image URL'], ['privacy_statement', 'Privacy statement URL']] as const) {
+    const missing = await submit(owner.jar, '/account/teams', '/account/teams', { name: 'Club', ...LINKS, [field]: ' ' });
+    assert.is(missing.status, 422, field);
+    assert.match(await missing.text(), `${label}: is required: the https URL of`, field);
+  }
+  const teamId = await createdTeam(owner.jar, { name: 'Club', ...LINKS });
+  const cleared = await submit(owner.jar, `/account/teams/${teamId}`, `/account/teams/${teamId}`, { name: 'Club', ...LINKS, privacy_statement: '' });
+  assert.is(cleared.status, 422, 'nor edited into one without');
+  assert.match(await cleared.text(), 'Privacy statement URL: is required');
+  assert.equal((await stack.store.teams.find({ user_id: owner.id })).map((team) => team.privacy_statement), [LINKS.privacy_statement]);
 });
 
 pages('invites by email; another user opens the emailed link, joins, and then sees the team read-only', async (context) => {
   const { stack } = context;
   const owner = await person(stack, 'Olga');
   const member = await person(stack, 'Mika');
-  const teamId = await createdTeam(owner.jar, { name: 'Riverside' });
+  const teamId = await createdTeam(owner.jar, { name: 'Riverside', ...LINKS });
 
   const invited = await submit(owner.jar, `/account/teams/${teamId}`, `/account/teams/${teamId}/invitations`, { email: member.email.toUpperCase() });
   assert.is(invited.status, 201);
@@ -181,7 +192,7 @@ pages('a member cannot change the team, and a stranger gets the 404 page for it'
   const owner = await person(stack, 'Olga');
   const member = await person(stack, 'Mika');
   const stranger = await person(stack, 'Sven');
-  const team = await createTeam(stack.store, owner.id, { name: 'Riverside' });
+  const team = await createTeam(stack.store, owner.id, { name: 'Riverside', ...LINKS });
   await stack.store.team_members.insert({ id: `m-${member.id}`, team_id: team.id, user_id: member.id, role: 'member', created_at: Date.now() });
 
   const seen = await stranger.jar.get(`/account/teams/${team.id}`);
@@ -201,7 +212,7 @@ pages('a member cannot change the team, and a stranger gets the 404 page for it'
 pages('the owner removes a member, who then gets the 404 page; the owner cannot be removed', async ({ stack }) => {
   const owner = await person(stack, 'Olga');
   const member = await person(stack, 'Mika');
-  const team = await createTeam(stack.store, owner.id, { name: 'Riverside' });
+  const team = await createTeam(stack.store, owner.id, { name: 'Riverside', ...LINKS });
   await stack.store.team_members.insert({ id: `m-${member.id}`, team_id: team.id, user_id: member.id, role: 'member', created_at: Date.now() });
   const page = `/account/teams/${team.id}`;
   assert.match(await (await owner.jar.get(page)).text(), `${page}/members/${member.id}/remove`);
@@ -215,7 +226,7 @@ pages('the owner removes a member, who then gets the 404 page; the owner cannot 
 
 pages('every team form without the session\'s CSRF token is refused with 403 and changes nothing', async ({ stack }) => {
   const owner = await person(stack, 'Olga');
-  const team = await createTeam(stack.store, owner.id, { name: 'Riverside' });
+  const team = await createTeam(stack.store, owner.id, { name: 'Riverside', ...LINKS });
   await authorizeTeam(stack.store, team.id, owner.id, ['activities:read']);
   const token = 'A'.repeat(43);
   for (const [action, fields] of [
@@ -242,7 +253,7 @@ pages('revoking a team on /account/teams ends a delegated token minted through i
   const coach = await stack.userWithToken(['sharing:read', 'activities:read'], {
     appId: (await createApplication(stack.store, (await createUser(stack.store, { email: null })).id, { name: 'Coach app' })).id,
   });
-  const team = await createTeam(stack.store, coach.userId, { name: 'Coach Maren — Endurance' });
+  const team = await createTeam(stack.store, coach.userId, { name: 'Coach Maren — Endurance', ...LINKS });
   await authorizeTeam(stack.store, team.id, athlete.id, ['activities:read']);
   const minted = await sendJson(stack, 'POST', '/api/v1/oauth/delegated-token', coach.token, { sub: athlete.id, team_id: team.id, scopes: null });
   assert.is(minted.status, 200, JSON.stringify(minted.body));

@@ -77,12 +77,14 @@ test('lists the teams the caller owns or belongs to, each with its role and ever
   assert.equal((await stranger.api.get('/api/v1/teams/')).body, []);
 });
 
-test('a team without description, url, image or privacy statement shows them as empty strings, never null', async () => {
+test('a team stored without description, url, image or privacy statement shows an empty description and the service\'s own addresses, never "" or null', async () => {
   const owner = await person();
   const id = newId();
   await stack.store.teams.insert({ id, user_id: owner.userId, name: 'Bare', description: '', url: '', image: '', privacy_statement: '', created_at: Date.now() });
   const [row] = (await owner.api.get('/api/v1/teams/')).body as Record<string, unknown>[];
-  assert.equal(row, { id, name: 'Bare', description: '', url: '', image: '', privacy_statement: '', role: 'owner' });
+  assert.equal(row, {
+    id, name: 'Bare', description: '', url: `${stack.baseUrl}/teams/${id}`, image: `${stack.baseUrl}/teams/${id}/image.svg`, privacy_statement: `${stack.baseUrl}/legal/privacy`, role: 'owner',
+  });
 });
 
 test('the teams listing needs sharing:read, which a delegated token never carries (403 naming it)', async () => {
