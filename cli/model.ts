@@ -62,7 +62,7 @@ async function report(client: EngineClient, { userId, date, sport }: { userId: s
     algorithms.metabolic_map = map.algorithm;
     metabolicMaps[quantity] = map.problem !== ''
       ? { problem: { code: map.problem, detail: map.problem_detail } }
-      : presentMetabolicMap(map.body_mass, map.markers);
+      : presentMetabolicMap(quantity, map);
   }
   const zones: ModelReport['zones'] = {};
   for (const system of ZONE_SYSTEM_NAMES) {

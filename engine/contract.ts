@@ -323,6 +323,8 @@ export interface GetMetabolicMapResponse {
   problem_detail: string;
   algorithm: string;
   from_cache: boolean;
+  /** The heart-rate map only: the resting_hr daily it used, whole bpm; absent (proto3 optional) = none, or another map. */
+  resting_hr?: number | null;
 }
 
 export type GetMetricsRequest = Record<string, never>;

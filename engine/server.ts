@@ -1,22 +1,27 @@
 /**
  * The engine's gRPC server: the Engine service (proto/threshold/engine/v1/engine.proto) over a worker
- * pool, plus gRPC health checking and server reflection so `grpcurl` works against it.
+ * pool, plus gRPC health checking and server reflection so `grpcurl` works against it: reflection lists
+ * and describes both the Engine service and grpc.health.v1.Health (`grpcurl … list`, and a health check by
+ * symbol, `grpcurl … grpc.health.v1.Health/Check`).
  *
  * Every RPC handler goes through `wrapUnary` or `wrapServerStream` (errors.ts): one settlement per
  * call, a deadline on every call (the caller's, or DEFAULT_DEADLINE_MS), the pool task aborted when it
  * passes or the caller cancels. With ENGINE_TOKEN set, calls must carry `authorization: Bearer <token>` (authenticate.ts).
  * test/engine/server.test.ts starts it on port 0 and talks gRPC to it.
  */
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Server, ServerCredentials, type ServerInterceptor, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
+import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import type { Logger } from '../domain/logger.js';
 import type { Store } from '../storage/store.js';
 import { authenticate } from './authenticate.js';
 import type { EngineConfig } from './config.js';
 import { wrapServerStream, wrapUnary } from './errors.js';
 import { createPool } from './pool/pool.js';
-import { ENGINE_SERVICE_NAME, loadEngineContract } from './contract.js';
+import { ENGINE_SERVICE_NAME, LOADER_OPTIONS, loadEngineContract } from './contract.js';
 import { decodeSource } from './service/decode-source.js';
 import { getActivitySeries } from './service/activity-series.js';
 import { getLongitudinalSeries } from './service/longitudinal-series.js';
@@ -130,8 +135,10 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
 
   const health = new HealthImplementation({ '': 'SERVING', [ENGINE_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
+  // Reflection describes the package definitions it is given, so the health service's joins the Engine's.
   // @grpc/reflection bundles its own @grpc/proto-loader typings; the definition is the same object shape.
-  new ReflectionService(contract.packageDefinition as ConstructorParameters<typeof ReflectionService>[0]).addToServer(server);
+  const reflected = { ...contract.packageDefinition, ...healthPackageDefinition() };
+  new ReflectionService(reflected as ConstructorParameters<typeof ReflectionService>[0]).addToServer(server);
 
   const requested = options.address ?? config.engineAddress;
   let port: number;
@@ -231,4 +238,10 @@ function integrationWorkoutOptions(config: EngineConfig, integrations: Connectio
 
 function workoutJobHandlers(deps: Parameters<typeof workoutDeliveryJobHandler>[0]) {
   return { [WORKOUT_DELIVERY_JOB]: workoutDeliveryJobHandler(deps), [WORKOUT_REMOVAL_JOB]: workoutRemovalJobHandler(deps) };
+}
+
+/** grpc.health.v1 from the proto file grpc-health-check itself serves, for reflection. */
+function healthPackageDefinition(): PackageDefinition {
+  const root = path.join(path.dirname(createRequire(import.meta.url).resolve('grpc-health-check/package.json')), 'proto');
+  return loadSync('health/v1/health.proto', { ...LOADER_OPTIONS, includeDirs: [root] });
 }

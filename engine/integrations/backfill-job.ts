@@ -2,7 +2,8 @@
  * The backfill job (`provider_backfill:<connection id>`): walks a connection's history newest to oldest
  * (interface §1), importing each activity through the upload path (import-activity.ts). Its place is the
  * adapter's opaque cursor, persisted on the connection after every page, and `backfill_loaded_until` after
- * every file; a restart resumes at the persisted page and skips what was imported already (keyed by the
+ * every file it loaded: the earliest activity date loaded so far (interface §2 "Backfill status"), also once
+ * the last page is done (never the history horizon, which no activity need reach); a restart resumes at the persisted page and skips what was imported already (keyed by the
  * provider's activity id), so a SIGKILL anywhere loses nothing and imports nothing twice.
  *
  * Rate limits: a short wait the provider names (`Retry-After`, a reset header) is waited out inside the job
@@ -49,12 +50,15 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
           const tokens = await tokensFor(deps, connection);
           const page = await limiter.call(() => adapter.listHistory(tokens, { cursor: connection.backfill_cursor ?? null, oldest, newest }));
           if (page.withheld !== undefined) return stopWithheld(deps, connection, newest, page.withheld);
+          let loadedUntil = connection.backfill_loaded_until;
           for (const activity of page.activities) {
             if (signal.aborted) throw signal.reason;
             if (activity.start < oldest) continue;
-            await importOne(deps, adapter, connection, tokens, activity, limiter);
+            const loaded = await importOne(deps, adapter, connection, tokens, activity, limiter);
+            // A skipped file (no file, refused, failing) loaded nothing, so it does not move the date.
+            if (loaded) loadedUntil = Math.min(loadedUntil ?? activity.start, activity.start);
             await deps.store.connections.updateOne({ id: connection.id, status: 'connected' }, {
-              set: { backfill_loaded_until: activity.start, newest_seen: Math.max(connection.newest_seen ?? 0, activity.start), updated_at: Date.now() },
+              set: { backfill_loaded_until: loadedUntil, newest_seen: Math.max(connection.newest_seen ?? 0, activity.start), updated_at: Date.now() },
             });
           }
           const done = page.next === null;
@@ -71,7 +75,7 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
           // A rate-limit note is over once a page went through; other problems stay for backfill-status to tell.
           const clearNote = connection.sync_error?.code === 'rate_limited' ? { sync_error: null } : {};
           await deps.store.connections.updateOne({ id: connection.id, status: 'connected' }, {
-            set: { backfill_cursor: page.next, backfill_done: done, ...(done ? { backfill_loaded_until: oldest } : {}), ...clearNote, updated_at: Date.now() },
+            set: { backfill_cursor: page.next, backfill_done: done, ...clearNote, updated_at: Date.now() },
           });
           if (done) return;
         } catch (error) {
@@ -109,18 +113,22 @@ async function stopWithheld(deps: ConnectionDeps, connection: ConnectionRecord, 
   });
 }
 
-async function importOne(deps: ConnectionDeps & { logger: Logger }, adapter: ProviderAdapter, connection: ConnectionRecord, tokens: ProviderTokens, activity: RemoteActivity, limiter: Throttle): Promise<void> {
+/** Imports one activity's file; false when it was skipped (no file, refused, failing after retries). */
+async function importOne(deps: ConnectionDeps & { logger: Logger }, adapter: ProviderAdapter, connection: ConnectionRecord, tokens: ProviderTokens, activity: RemoteActivity, limiter: Throttle): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
     try {
       const outcome = await limiter.call(() => importActivity(deps, adapter, connection.user_id, tokens, activity));
-      if (outcome === 'no_file') deps.logger.info({ provider: adapter.provider, activity: activity.id }, 'backfill: no file (gone or a stub), skipped');
-      return;
+      if (outcome === 'no_file') {
+        deps.logger.info({ provider: adapter.provider, activity: activity.id }, 'backfill: no file (gone or a stub), skipped');
+        return false;
+      }
+      return true;
     } catch (error) {
       if (!(error instanceof ProviderError) || attempt >= FILE_ATTEMPTS || error instanceof ProviderRefused) {
         if (!(error instanceof ProviderError)) throw error;
         deps.logger.warn({ err: error, activity: activity.id }, 'backfill: file refused or failed repeatedly, skipped');
         await reportDownloadFailed(deps.store, connection.id, activity.id, error);
-        return;
+        return false;
       }
       await delay(backoffMs(attempt, 500, 10_000), undefined, { signal: limiter.signal });
     }

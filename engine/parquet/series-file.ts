@@ -1,7 +1,8 @@
 /**
  * The two series-table tasks as the worker runs them (engine/pool/worker.ts dispatches to them by name):
  *
- * - `encodeSeriesFile`: one activity's stored series → one whole file of its requested metrics.
+ * - `encodeSeriesFile`: one activity's stored series → one whole file with a column for every requested
+ *   metric (all null where the activity lacks it).
  *   With `segmentation`, rows are the activity's adaptive segments (engine/analysis/segments.ts).
  * - `streamSeriesFile`: the activities the handler feeds through the task's MessagePort → one file,
  *   its bytes posted back through the port as they are produced (stream-protocol.ts).
@@ -12,14 +13,14 @@ import { segmentSeries } from '../analysis/segments.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
 import type { EncodedSeriesTable, EncodeSeriesTableTask, StreamSeriesTableTask, StreamedSeriesTable } from '../pool/tasks.js';
 import { requestActivity, type FromWorker } from './stream-protocol.js';
-import { availableMetrics, segmentBatches, seriesBatches, seriesLayout, type SeriesActivity, type SeriesLayout } from './series-table.js';
+import { segmentBatches, seriesBatches, seriesLayout, type SeriesActivity, type SeriesLayout } from './series-table.js';
 import { encodeTableFile, streamTableFile } from './table-file.js';
 import { standalone } from '../pool/standalone.js';
 
 export function encodeSeriesFile(task: EncodeSeriesTableTask): EncodedSeriesTable {
   const bytes = new Uint8Array(task.series);
   const stored = tableFromIPC(bytes);
-  const layout = seriesLayout(availableMetrics(task.metrics, stored.schema), { activityColumns: false });
+  const layout = seriesLayout(task.metrics, { activityColumns: false });
   const batches = tableBatches(bytes, stored, layout, { id: task.activityId, sport: '', offset: task.offset }, task.segmentation);
   const rows = batches.reduce((sum, batch) => sum + batch.numRows, 0);
   const data = standalone(encodeTableFile(layout.schema, batches, task.format));

@@ -7,7 +7,10 @@
  *   timestamp_local  timestamp[ms]        naive wall-clock time: instant + the activity's UTC offset
  *   activity_id      utf8                 longitudinal tables only
  *   sport            utf8                 longitudinal tables only (canonical OST)
- *   <metric>…        float64              in request order; `duration` = seconds since the first sample
+ *   <metric>…        in request order, one column for every requested metric (gaps.md: "a column for
+ *                    every requested metric, null where an activity lacks it"), typed by metricType:
+ *                    float64 for `duration` (seconds since the first sample), every per-sample series and
+ *                    lactate; int32 for lap and rpe; utf8 for notes
  *
  * Stored metric columns are reused as they are (no copy); the derived columns are built by the kernels
  * in time-columns.ts. A layout is one Schema object, and every batch is built against it, so all the
@@ -15,7 +18,7 @@
  * schema differs; see footer.ts). test/engine/parquet.test.ts reads the results back with hyparquet.
  */
 import {
-  DataType, Field, Float64, RecordBatch, Schema, Struct, TimeUnit, TimestampMillisecond, Utf8, makeData, makeVector,
+  DataType, Field, Float64, Int32, RecordBatch, Schema, Struct, TimeUnit, TimestampMillisecond, Utf8, makeData, makeVector,
   type Data, type Table,
 } from 'apache-arrow';
 import { millisAt, secondsSince, shiftMillis } from './time-columns.js';
@@ -42,32 +45,41 @@ const MS_PER_MINUTE = 60_000;
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const ENCODER = new TextEncoder();
 
-/** The columns of a series table: timestamp, timestamp_local, [activity_id, sport,] then `metrics`. */
+/**
+ * The Arrow type of a metric's column, the same whether or not an activity has the metric, so an
+ * all-null column reads as the type the metric has where it is recorded and the activities of a
+ * longitudinal file share one schema. Recorded series are stored as float64 (engine/ingest/arrow.ts);
+ * the metrics that are not per-sample columns (lap, lactate, rpe, notes: always null here) take their
+ * interface types: lactate "number" (mmol/L), rpe "integer", notes "string", lap a lap number.
+ */
+export function metricType(name: string): Float64 | Int32 | Utf8 {
+  switch (name) {
+    case 'lap':
+    case 'rpe':
+      return new Int32();
+    case 'notes':
+      return new Utf8();
+    default:
+      return new Float64();
+  }
+}
+
+/** The columns of a series table: timestamp, timestamp_local, [activity_id, sport,] then `metrics` (repeats dropped). */
 export function seriesLayout(metrics: readonly string[], options: { activityColumns: boolean }): SeriesLayout {
   const fields: Field[] = [
     new Field('timestamp', new TimestampMillisecond('UTC'), false),
     new Field('timestamp_local', new TimestampMillisecond(), false),
   ];
   if (options.activityColumns) fields.push(new Field('activity_id', new Utf8(), false), new Field('sport', new Utf8(), false));
-  // `duration` exists on every row; a recorded metric is null where the row has no value.
-  for (const name of metrics) fields.push(new Field(name, new Float64(), name !== 'duration'));
-  return { schema: new Schema(fields), metrics: [...metrics], activityColumns: options.activityColumns };
-}
-
-/**
- * The requested metrics one stored series can give, in request order without repeats: `duration`
- * always, any other metric when the series has a column of that name ("metrics the activity lacks are
- * left out").
- */
-export function availableMetrics(requested: readonly string[], stored: Schema): string[] {
-  const columns = new Set(stored.fields.map((field) => field.name));
-  columns.delete('timestamp');
-  return [...new Set(requested)].filter((name) => name === 'duration' || columns.has(name));
+  // `duration` exists on every row; any other metric is null where the row (or the activity) has no value.
+  const unique = [...new Set(metrics)];
+  for (const name of unique) fields.push(new Field(name, metricType(name), name !== 'duration'));
+  return { schema: new Schema(fields), metrics: unique, activityColumns: options.activityColumns };
 }
 
 /**
  * The stored series as record batches of `layout` (one per stored batch; none for an empty series).
- * A metric of the layout that the series lacks becomes an all-null column.
+ * A metric of the layout that the series lacks becomes an all-null column of the metric's type.
  */
 export function seriesBatches(stored: Table, layout: SeriesLayout, activity: SeriesActivity): RecordBatch[] {
   const timestampIndex = stored.schema.fields.findIndex((field) => field.name === 'timestamp');
@@ -93,8 +105,9 @@ export function seriesBatches(stored: Table, layout: SeriesLayout, activity: Ser
         children.push(makeData({ type: new Float64(), length, nullCount: 0, data: durations(instants, firstMs) }));
         continue;
       }
-      const column = batch.getChild(name);
-      children.push(column === null ? allNull(length) : asFloat64(column.data[0]!, activity.id, name));
+      const type = metricType(name);
+      const column = DataType.isFloat(type) ? batch.getChild(name) : null;
+      children.push(column === null ? allNull(type, length) : asFloat64(column.data[0]!, activity.id, name));
     }
     out.push(new RecordBatch(layout.schema, makeData({ type: new Struct(layout.schema.fields), length, nullCount: 0, children })));
   }
@@ -121,7 +134,7 @@ export function segmentBatches(segments: Segments, layout: SeriesLayout, activit
       continue;
     }
     const means = segments.means.get(name);
-    children.push(means === undefined ? allNull(length) : float64WithNulls(means));
+    children.push(means === undefined ? allNull(metricType(name), length) : float64WithNulls(means));
   }
   return [new RecordBatch(layout.schema, makeData({ type: new Struct(layout.schema.fields), length, nullCount: 0, children }))];
 }
@@ -175,8 +188,14 @@ function constantUtf8(text: string, length: number): Data<Utf8> {
   return makeData({ type: new Utf8(), length, nullCount: 0, valueOffsets, data });
 }
 
-function allNull(length: number): Data<Float64> {
-  return makeData({ type: new Float64(), length, nullCount: length, nullBitmap: new Uint8Array((length + 7) >> 3), data: new Float64Array(length) });
+/** A column of `length` nulls: every validity bit clear, zeroed values (empty strings for utf8). */
+function allNull(type: Float64 | Int32 | Utf8, length: number): Data {
+  const nullBitmap = new Uint8Array((length + 7) >> 3);
+  if (DataType.isUtf8(type)) {
+    return makeData({ type, length, nullCount: length, nullBitmap, valueOffsets: new Int32Array(length + 1), data: new Uint8Array(0) });
+  }
+  if (DataType.isInt(type)) return makeData({ type, length, nullCount: length, nullBitmap, data: new Int32Array(length) });
+  return makeData({ type, length, nullCount: length, nullBitmap, data: new Float64Array(length) });
 }
 
 /** A stored metric column as Float64: reused when it already is one, converted when it is another number type. */

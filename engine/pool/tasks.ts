@@ -49,7 +49,7 @@ export type DecodeOutcome =
 export interface EncodeSeriesTableTask {
   /** The stored series (Arrow IPC stream), a standalone buffer transferred to the worker. */
   series: ArrayBuffer;
-  /** Requested metrics (interface names, validated), in request order; those the series lacks are left out. */
+  /** Requested metrics (interface names, validated, no repeats), in request order; one column each, all null where the series lacks it. */
   metrics: string[];
   /** Minutes east of UTC, for `timestamp_local`. */
   offset: number;

@@ -9,7 +9,6 @@
 import { status } from '@grpc/grpc-js';
 import type { Store } from '../../storage/store.js';
 import { EngineError, type CallContext, type StreamSink } from '../errors.js';
-import { SERIES_METRICS } from '../ingest/series.js';
 import type { TableFileFormat } from '../parquet/table-file.js';
 import type { EnginePool } from '../pool/pool.js';
 import { DEFAULT_METRICS, METRICS, type GetActivitySeriesRequest, type TableChunk, type TableFormat } from '../contract.js';
@@ -25,7 +24,6 @@ export interface SeriesDeps {
 export const CHUNK_BYTES = 1024 * 1024;
 
 const KNOWN_METRICS: ReadonlySet<string> = new Set(METRICS);
-const PER_SAMPLE: ReadonlySet<string> = new Set(SERIES_METRICS);
 
 export function getActivitySeries(deps: SeriesDeps) {
   return async function getActivitySeriesCall(request: GetActivitySeriesRequest, sink: StreamSink<TableChunk>, { signal }: CallContext): Promise<void> {
@@ -63,11 +61,6 @@ export function requestedMetrics(metrics: string[] | undefined, subsystem: strin
     if (!KNOWN_METRICS.has(name)) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: unknown metric '${name}'`);
   }
   return [...new Set(list)];
-}
-
-/** True for metrics that are per-sample columns of a stored series (not duration, lap, lactate, rpe, notes). */
-export function isSeriesMetric(name: string): boolean {
-  return PER_SAMPLE.has(name);
 }
 
 /** "PARQUET (default for this call) or ARROW_IPC". */

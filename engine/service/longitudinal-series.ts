@@ -19,15 +19,16 @@
  *
  * Columns: timestamp, timestamp_local, activity_id, sport, then `duration` (always) and the requested
  * metrics in request order (with `segmentation_on`, rows are each activity's adaptive segments and
- * `duration` is a segment's length) — each one that at least one matching activity has (by its record's
- * `metrics`); an activity without it has nulls there. No match still gives a valid file, zero rows.
+ * `duration` is a segment's length) — every one of them, whether or not any matching activity has it ("a
+ * column for every requested metric", gaps.md); an activity without it has nulls there, typed as the
+ * metric (engine/parquet/series-table.ts metricType). No match still gives a valid file, zero rows.
  */
 import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from '../../domain/logger.js';
 import type { CallContext, StreamSink } from '../errors.js';
 import { PortInbox, type ToWorker } from '../parquet/stream-protocol.js';
 import type { GetLongitudinalSeriesRequest, TableChunk } from '../contract.js';
-import { isSeriesMetric, requestedMetrics, tableFormat, writeChunks, type SeriesDeps } from './activity-series.js';
+import { requestedMetrics, tableFormat, writeChunks, type SeriesDeps } from './activity-series.js';
 import { optionalCurveMetric, requireField } from './request-fields.js';
 import { matchingActivities, selectionOf } from './activity-selection.js';
 
@@ -40,12 +41,10 @@ export function getLongitudinalSeries(deps: SeriesDeps & { logger: Logger }) {
     const segmentation = optionalCurveMetric(request.segmentation_on, 'segmentation_on', SUBSYSTEM);
     const requested = requestedMetrics(request.metrics, SUBSYSTEM);
     // "`duration` is always included"
-    const metrics = requested.includes('duration') ? requested : ['duration', ...requested];
+    const columns = requested.includes('duration') ? requested : ['duration', ...requested];
     const format = tableFormat(request.format);
 
     const records = await matchingActivities(deps.store, userId, selection);
-    const recorded = new Set(records.flatMap((record) => record.metrics));
-    const columns = metrics.filter((name) => name === 'duration' || (isSeriesMetric(name) && recorded.has(name)));
     signal.throwIfAborted();
 
     const channel = new MessageChannel();

@@ -84,6 +84,8 @@ export function getMetabolicMap(deps: ModelDeps) {
     return {
       ...answer,
       body_mass: Math.round(state.bodyMass * 10) / 10,
+      // "the heart-rate map's inputs also carry resting_hr" (ANALYTICS.md §7), whole bpm.
+      ...(quantity === 'heart_rate' && state.restingHr !== null ? { resting_hr: Math.round(state.restingHr) } : {}),
       markers: MAP_MARKERS[quantity].map((name) => {
         const marker = map[name] ?? null;
         return marker === null ? { name, provenance: '' } : { name, value: marker.value, provenance: marker.provenance };

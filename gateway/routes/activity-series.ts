@@ -31,7 +31,7 @@ const LONGITUDINAL_DEADLINE_MS = 10 * 60_000;
 
 const metricsParameter = queryArray(z.enum(METRICS))
   .default([...DEFAULT_METRICS])
-  .describe('Repeated; columns in this order. Metrics the activity lacks are left out.');
+  .describe('Repeated; columns in this order, one per metric: a metric the activity lacks is a column of nulls.');
 
 const DataParams = z.object({ activity_id: z.string().min(1).max(64) });
 

@@ -6,8 +6,10 @@
  *
  * Update item: `{"backfill_loaded_until": "2024-05-01T07:30:00"}`, "a timestamp (no UTC offset) of the
  * earliest activity date loaded so far", written in UTC; while several providers backfill, the one that has
- * come least far back speaks (the date up to which every connected history is loaded); null before anything
- * is loaded or with no connection.
+ * come least far back speaks (the date up to which every connected history is loaded); once none is
+ * backfilling, the earliest activity date any of them loaded (a finished backfill reports its earliest
+ * activity, not the history horizon); null before anything is loaded, with no connection, or when no
+ * history held an activity.
  * Error item (its fields are ours: interface §4 shows none): `{"error": {"provider", "code", "message",
  * "at"}}`, written once per problem a connection's sync met (codes rate_limited, download_failed,
  * authorization_revoked, backfill_failed, permission_missing — history skipped because the user did not
@@ -77,11 +79,21 @@ export function backfillStatusRoutes(table: RouteTable, deps: GatewayDeps): void
   );
 }
 
-/** The date every live connection's history is loaded back to: the latest of their loaded-until dates. */
+/**
+ * While live connections backfill: the date every one of them is loaded back to (the latest of their
+ * loaded-until dates; null while one has loaded nothing yet). A finished backfill is loaded back to its
+ * horizon whatever its earliest activity, so it holds none of them back; once none is backfilling, the
+ * earliest activity date loaded.
+ */
 function loadedUntil(connections: ConnectionRecord[]): string | null {
   const live = connections.filter((connection) => connection.status !== 'disconnected');
-  if (live.length === 0 || live.some((connection) => connection.backfill_loaded_until === null)) return null;
-  return naive(Math.max(...live.map((connection) => connection.backfill_loaded_until!)));
+  const backfilling = live.filter((connection) => !connection.backfill_done);
+  if (backfilling.length > 0) {
+    if (backfilling.some((connection) => connection.backfill_loaded_until === null)) return null;
+    return naive(Math.max(...backfilling.map((connection) => connection.backfill_loaded_until!)));
+  }
+  const loaded = live.flatMap((connection) => (connection.backfill_loaded_until === null ? [] : [connection.backfill_loaded_until]));
+  return loaded.length === 0 ? null : naive(Math.min(...loaded));
 }
 
 /** UTC, ISO 8601 without offset or fraction: `2024-05-01T07:30:00`. */

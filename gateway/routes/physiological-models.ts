@@ -49,6 +49,11 @@ const Curve = named('IntensityDurationCurve', z.object({
 
 const MarkerValue = z.object({ value: z.number(), provenance: z.enum(['modeled', 'measured', 'declared', 'external']) }).nullable();
 
+/** Map inputs; the heart-rate map's also carry resting_hr (ANALYTICS.md §7). */
+const BODY_MASS = z.number().describe('kg, 1 decimal');
+const MapInputs = z.object({ body_mass: BODY_MASS });
+const HeartRateMapInputs = z.object({ body_mass: BODY_MASS, resting_hr: z.number().int().nullable().describe('bpm, whole: the resting_hr daily the map used (the latest on or before date); null without one') });
+
 const Problem = named('ModelProblem', z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.enum(['missing_body_mass', 'insufficient_data']) }));
 
 export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): void {
@@ -76,10 +81,10 @@ export function physiologicalModelRoutes(table: RouteTable, deps: GatewayDeps): 
     table.add(
       {
         method: 'get', path: `/api/v1/profile/metabolic-map/${segment}`, operationId: `getMetabolicMap${pascal(segment)}`, tag: 'profile',
-        summary: `Beta. The ${quantity.replace('_', ' ')} metabolic map on date: {inputs: {body_mass}, markers: {name: null | {value, provenance}}}. sport: ${sports.join(' or ')} (root only). Problems (application/problem+json, 422): missing_body_mass, insufficient_data. ${ALGORITHM_NOTE}`,
+        summary: `Beta. The ${quantity.replace('_', ' ')} metabolic map on date: {inputs: {body_mass${quantity === 'heart_rate' ? ', resting_hr' : ''}}, markers: {name: null | {value, provenance}}}. sport: ${sports.join(' or ')} (root only). Problems (application/problem+json, 422): missing_body_mass, insufficient_data. ${ALGORITHM_NOTE}`,
         auth: 'bearer', scope: 'activities:read', query: MapQuery,
         responses: {
-          200: { description: `The map; header ${ALGORITHM_HEADER}`, schema: z.object({ inputs: z.object({ body_mass: z.number().describe('kg, 1 decimal') }), markers: z.record(z.string(), MarkerValue) }) },
+          200: { description: `The map; header ${ALGORITHM_HEADER}`, schema: z.object({ inputs: quantity === 'heart_rate' ? HeartRateMapInputs : MapInputs, markers: z.record(z.string(), MarkerValue) }) },
           422: { description: 'Validation failure, or application/problem+json with code missing_body_mass or insufficient_data', schema: Problem },
         },
       },

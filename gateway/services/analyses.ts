@@ -93,5 +93,5 @@ export async function metabolicMap(
   if (result.problem !== '') {
     return { algorithm: result.algorithm, map: null, problem: new ProblemError(422, result.problem, PROBLEM_TITLES[result.problem], result.problem_detail) };
   }
-  return { algorithm: result.algorithm, map: presentMetabolicMap(result.body_mass, result.markers), problem: null };
+  return { algorithm: result.algorithm, map: presentMetabolicMap(query.quantity, result), problem: null };
 }

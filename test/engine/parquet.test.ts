@@ -101,11 +101,15 @@ test('types the timestamps as INT64 TIMESTAMP(MILLIS), adjusted to UTC only for 
   assert.ok(metadata.key_value_metadata?.some((entry) => entry.key === 'ARROW:schema'));
 });
 
-test('leaves out metrics the series lacks and repeated names; lap, lactate, rpe and notes are not per-sample columns', async () => {
-  const result = await encode(ride(), ['power', 'altitude', 'power', 'lap', 'notes', 'speed'], 0);
-  assert.equal(result.metrics, ['power', 'speed']);
-  const { metadata } = await readParquet(new Uint8Array(result.data));
-  assert.equal(columnNames(metadata), ['timestamp', 'timestamp_local', 'power', 'speed']);
+test('writes a column for every requested metric, null where the series lacks it, typed as the metric; repeats once', async () => {
+  const result = await encode(ride(), ['power', 'altitude', 'power', 'lap', 'notes', 'speed', 'lactate', 'rpe'], 0);
+  assert.equal(result.metrics, ['power', 'altitude', 'lap', 'notes', 'speed', 'lactate', 'rpe']);
+  const { metadata, rows } = await readParquet(new Uint8Array(result.data));
+  assert.equal(columnNames(metadata), ['timestamp', 'timestamp_local', 'power', 'altitude', 'lap', 'notes', 'speed', 'lactate', 'rpe']);
+  assert.equal(['power', 'altitude', 'lap', 'notes', 'speed', 'lactate', 'rpe'].map((name) => element(metadata, name).type), ['DOUBLE', 'DOUBLE', 'INT32', 'BYTE_ARRAY', 'DOUBLE', 'DOUBLE', 'INT32']);
+  assert.equal(element(metadata, 'notes').logical_type, { type: 'STRING' });
+  assert.equal(rows.map((row) => [row.altitude, row.lap, row.notes, row.lactate, row.rpe]), Array(5).fill([null, null, null, null, null]));
+  assert.equal(rows.map((row) => row.speed), [8, 8.25, 8.5, 8.75, 9]);
 });
 
 test('counts duration in seconds from the first sample, sub-second samples included', async () => {

@@ -10,7 +10,7 @@ import {
   credentials, loadPackageDefinition, logVerbosity, makeGenericClientConstructor, Metadata, setLogVerbosity, status, type Client, type ClientDuplexStream,
   type GrpcObject, type ServiceClientConstructor, type ServiceError,
 } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import { loadFileDescriptorSetFromBuffer, loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
 import { service as healthService } from 'grpc-health-check';
 import { errorCodeOf } from '../../engine/error-codes.js';
@@ -193,6 +193,79 @@ test('lists the Engine service through server reflection', async () => {
   });
   client.close();
   assert.ok(names.includes(ENGINE_SERVICE_NAME), names.join(', '));
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Reflection v1 (grpcurl's first choice), asked as grpcurl asks: list the services, then the file of a
+// symbol, from which a client is built and called ("health checks by symbol").
+
+interface ReflectionAnswer {
+  list_services_response?: { service: { name: string }[] };
+  file_descriptor_response?: { file_descriptor_proto: Buffer[] };
+  error_response?: { error_code: number; error_message: string };
+}
+
+/** One request on a fresh v1 ServerReflectionInfo stream, and its answer. */
+async function reflect(address: string, request: object): Promise<ReflectionAnswer> {
+  const reflectionDir = path.join(path.dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')), 'build', 'proto');
+  const definition = loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [reflectionDir], keepCase: true, defaults: true, oneofs: true });
+  const Reflection = (loadPackageDefinition(definition) as { grpc: { reflection: { v1: GrpcObject } } }).grpc.reflection.v1['ServerReflection'] as ServiceClientConstructor;
+  const client = new Reflection(address, credentials.createInsecure());
+  try {
+    const stream = (client as unknown as { ServerReflectionInfo(): ClientDuplexStream<object, ReflectionAnswer> }).ServerReflectionInfo();
+    return await new Promise<ReflectionAnswer>((resolve, reject) => {
+      stream.on('data', (response: ReflectionAnswer) => {
+        resolve(response);
+        stream.end();
+      });
+      stream.on('error', reject);
+      stream.write(request);
+    });
+  } finally {
+    client.close();
+  }
+}
+
+/** The FileDescriptorProtos of an answer as a FileDescriptorSet (field 1, length-delimited, repeated). */
+function descriptorSet(files: Buffer[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const file of files) {
+    const length: number[] = [];
+    for (let n = file.length; ; n >>>= 7) {
+      if (n < 0x80) { length.push(n); break; }
+      length.push((n & 0x7f) | 0x80);
+    }
+    parts.push(Buffer.from([0x0a, ...length]), file);
+  }
+  return Buffer.concat(parts);
+}
+
+test('lists grpc.health.v1.Health beside the Engine service through reflection v1', async () => {
+  const answer = await reflect(engine.address, { list_services: '' });
+  const names = (answer.list_services_response?.service ?? []).map((entry) => entry.name);
+  assert.ok(names.includes('grpc.health.v1.Health'), names.join(', '));
+  assert.ok(names.includes(ENGINE_SERVICE_NAME), names.join(', '));
+});
+
+test('resolves grpc.health.v1.Health by symbol to a file from which a health check is made, as grpcurl does', async () => {
+  const answer = await reflect(engine.address, { file_containing_symbol: 'grpc.health.v1.Health' });
+  assert.is(answer.error_response, undefined, answer.error_response?.error_message);
+  const files = answer.file_descriptor_response?.file_descriptor_proto ?? [];
+  assert.ok(files.length > 0, 'a file descriptor');
+  const described = loadFileDescriptorSetFromBuffer(descriptorSet(files), { keepCase: true, enums: String, defaults: true, oneofs: true });
+  const health = described['grpc.health.v1.Health'] as Record<string, MethodDefinition<object, object>> | undefined;
+  assert.ok(health, Object.keys(described).join(', '));
+  assert.ok(health!.Check && health!.Watch, 'Check and Watch');
+  // A client built from the reflected description alone checks the Engine's health.
+  const Health = makeGenericClientConstructor(health!, 'Health') as unknown as new (...args: ConstructorParameters<ServiceClientConstructor>) => HealthClient;
+  const client = new Health(engine.address, credentials.createInsecure());
+  const state = await new Promise<string>((resolve, reject) => {
+    client.Check({ service: ENGINE_SERVICE_NAME }, new Metadata(), (error, response) => (error ? reject(error) : resolve(response!.status)));
+  }).finally(() => client.close());
+  assert.is(state, 'SERVING');
+  // The message types resolve too (grpcurl describes the request before sending it).
+  const request = await reflect(engine.address, { file_containing_symbol: 'grpc.health.v1.HealthCheckRequest' });
+  assert.ok((request.file_descriptor_response?.file_descriptor_proto ?? []).length > 0, 'HealthCheckRequest resolves');
 });
 
 test('with ENGINE_TOKEN set, answers UNAUTHENTICATED without the right bearer token and serves with it', async () => {

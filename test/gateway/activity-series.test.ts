@@ -24,6 +24,8 @@ interface Context {
   /** Owner of `ride` (activities:read). */
   token: string;
   ride: ActivityRecord;
+  /** The same owner's ride without a power meter (speed and heart rate only). */
+  noPower: ActivityRecord;
   /** A user with the longitudinal fixtures. */
   longToken: string;
   long: Record<'road' | 'run' | 'lateNight' | 'trainer' | 'swim', ActivityRecord>;
@@ -90,6 +92,13 @@ series.before(async (context) => {
     },
   });
 
+  context.noPower = await insertActivity(store, owner.userId, {
+    sport: 'cycling.road',
+    start: RIDE_START + 24 * HOUR,
+    offset: 120,
+    series: { rows: 4, metrics: { speed: (i) => 7 + i / 2, heart_rate: (i) => 120 + i } },
+  });
+
   const long = await context.stack.userWithToken(['activities:read']);
   context.longToken = long.token;
   const at = (day: number, hour: number, minute = 0) => Date.UTC(2024, 2, day, hour, minute);
@@ -139,12 +148,49 @@ series('DuckDB reads /data with a UTC timestamp, a naive timestamp_local and DOU
   assert.equal(duck.rows, file.rows);
 });
 
-series('defaults to duration, power, speed and heart_rate, leaving out the ones the activity lacks', async ({ stack, token, ride, longToken, long }) => {
+series('defaults to duration, power, speed and heart_rate, with a column of nulls for each one the activity lacks', async ({ stack, token, ride, longToken, long }) => {
   const full = await getParquet(stack, `/api/v1/activities/${ride.id}/data`, token);
   assert.equal(full.columns, ['timestamp', 'timestamp_local', 'duration', 'power', 'speed', 'heart_rate']);
   assert.equal(full.rows[5], { timestamp: RIDE_START + 5000, timestamp_local: RIDE_START + 2 * HOUR + 5000, duration: 5, power: 205, speed: 8.5, heart_rate: 135 });
   const powerOnly = await getParquet(stack, `/api/v1/activities/${long.trainer.id}/data`, longToken);
-  assert.equal(powerOnly.columns, ['timestamp', 'timestamp_local', 'duration', 'power']);
+  assert.equal(powerOnly.columns, ['timestamp', 'timestamp_local', 'duration', 'power', 'speed', 'heart_rate']);
+  assert.equal(powerOnly.rows.map((row) => [row.power, row.speed, row.heart_rate]), [[250, null, null], [250, null, null]]);
+});
+
+// gaps.md: "Parquet /data and /longitudinal-data carry a column for every requested metric, null where an
+// activity lacks it", with the type the metric has where it is recorded.
+series('gives a ride without power a power column of nulls, DOUBLE as where power is recorded, by default and when asked for', async ({ stack, token, noPower }) => {
+  for (const query of ['', '?metrics=power&metrics=heart_rate&metrics=duration']) {
+    const file = await getParquet(stack, `/api/v1/activities/${noPower.id}/data${query}`, token);
+    const names = query === '' ? ['duration', 'power', 'speed', 'heart_rate'] : ['power', 'heart_rate', 'duration'];
+    assert.equal(file.columns, ['timestamp', 'timestamp_local', ...names], query);
+    const power = file.metadata.schema.find((entry) => entry.name === 'power')!;
+    assert.is(power.type, 'DOUBLE', query);
+    assert.is(power.repetition_type, 'OPTIONAL', query);
+    assert.is(file.rows.length, 4);
+    assert.ok(file.rows.every((row) => row.power === null), query);
+    assert.equal(file.rows.map((row) => row.heart_rate), [120, 121, 122, 123], query);
+    const duck = await readWithDuckDb(file.bytes);
+    assert.equal(duck.columns, [...TIME_TYPES, ...names.map((name): [string, string] => [name, 'DOUBLE'])], query);
+    assert.equal(duck.rows, file.rows, query);
+  }
+  // Segment rows too: each segment's power mean is null.
+  const segments = await getParquet(stack, `/api/v1/activities/${noPower.id}/data?metrics=power&metrics=notes&segmentation_on=speed`, token);
+  assert.equal(segments.columns, ['timestamp', 'timestamp_local', 'duration', 'power', 'notes']);
+  assert.ok(segments.rows.length > 0 && segments.rows.every((row) => row.power === null && row.notes === null));
+  const duck = await readWithDuckDb(segments.bytes);
+  assert.equal(duck.columns, [...TIME_TYPES, ['duration', 'DOUBLE'], ['power', 'DOUBLE'], ['notes', 'VARCHAR']]);
+});
+
+series('types the columns of metrics no series records as the interface does: lactate DOUBLE, lap and rpe INTEGER, notes VARCHAR, all null', async ({ stack, token, ride }) => {
+  const file = await getParquet(stack, `/api/v1/activities/${ride.id}/data?metrics=power&metrics=lap&metrics=lactate&metrics=rpe&metrics=notes&metrics=altitude`, token);
+  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'power', 'lap', 'lactate', 'rpe', 'notes', 'altitude']);
+  for (const name of ['lap', 'lactate', 'rpe', 'notes', 'altitude']) assert.ok(file.rows.every((row) => row[name] === null), name);
+  const duck = await readWithDuckDb(file.bytes);
+  assert.equal(duck.columns, [
+    ...TIME_TYPES, ['power', 'DOUBLE'], ['lap', 'INTEGER'], ['lactate', 'DOUBLE'], ['rpe', 'INTEGER'], ['notes', 'VARCHAR'], ['altitude', 'DOUBLE'],
+  ]);
+  assert.equal(duck.rows, file.rows);
 });
 
 series('answers 404 with a detail for another user\'s activity and for an unknown id', async ({ stack, token, longToken, ride }) => {
@@ -199,7 +245,7 @@ series('DuckDB reads /longitudinal-data with UTC and naive timestamps and VARCHA
   assert.equal(duck.rows[9], { timestamp: long.trainer.start, timestamp_local: long.trainer.start - 5 * HOUR, activity_id: long.trainer.id, sport: 'cycling+stationary', duration: 0, power: 250, heart_rate: null });
   assert.equal(duck.rows, file.rows);
   const empty = await readWithDuckDb((await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=rowing', longToken)).bytes);
-  assert.equal(empty, { columns: LONGITUDINAL_TYPES, rows: [] });
+  assert.equal(empty, { columns: [...LONGITUDINAL_TYPES, ['power', 'DOUBLE'], ['speed', 'DOUBLE'], ['heart_rate', 'DOUBLE']], rows: [] });
 });
 
 series('matches sub-sports of the filter only, and accepts the deprecated comma-separated sports', async ({ stack, longToken, long }) => {
@@ -209,10 +255,36 @@ series('matches sub-sports of the filter only, and accepts the deprecated comma-
   assert.equal([...new Set(legacy.rows.map((row) => row.activity_id))], [long.road.id, long.run.id]);
 });
 
-series('always includes duration and leaves out metrics no matching activity has', async ({ stack, longToken }) => {
+series('always includes duration and keeps metrics no matching activity has, as columns of nulls', async ({ stack, longToken }) => {
   const file = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling.road&metrics=heart_rate&metrics=cadence', longToken);
-  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration']);
-  assert.equal(file.rows.map((row) => row.duration), [0, 1, 2, 3]);
+  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration', 'heart_rate', 'cadence']);
+  assert.equal(file.rows.map((row) => [row.duration, row.heart_rate, row.cadence]), [[0, null, null], [1, null, null], [2, null, null], [3, null, null]]);
+  const duck = await readWithDuckDb(file.bytes);
+  assert.equal(duck.columns, [...LONGITUDINAL_TYPES, ['heart_rate', 'DOUBLE'], ['cadence', 'DOUBLE']]);
+  assert.equal(duck.rows, file.rows);
+});
+
+series('gives every activity a power column across a ride with power and one without, by default and when asked for', async ({ stack }) => {
+  const { userId, token } = await stack.userWithToken(['activities:read']);
+  const day = Date.UTC(2024, 6, 1, 6);
+  const withPower = await insertActivity(stack.store, userId, { sport: 'cycling.road', start: day, series: { rows: 2, metrics: { power: (i) => 180 + i, heart_rate: () => 130 } } });
+  const without = await insertActivity(stack.store, userId, { sport: 'cycling.road', start: day + 24 * HOUR, series: { rows: 2, metrics: { heart_rate: () => 140 } } });
+  for (const query of ['', '&metrics=power&metrics=heart_rate']) {
+    const file = await getParquet(stack, `/api/v1/activities/longitudinal-data?sport=cycling&start=2024-07-01&end=2024-07-31${query}`, token);
+    const names = query === '' ? ['duration', 'power', 'speed', 'heart_rate'] : ['duration', 'power', 'heart_rate'];
+    assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', ...names], query);
+    assert.equal(file.rows.map((row) => [row.activity_id, row.power, row.heart_rate]), [
+      [withPower.id, 180, 130], [withPower.id, 181, 130], [without.id, null, 140], [without.id, null, 140],
+    ], query);
+    assert.is(file.metadata.schema.find((entry) => entry.name === 'power')!.type, 'DOUBLE');
+    const duck = await readWithDuckDb(file.bytes);
+    assert.equal(duck.columns, [...LONGITUDINAL_TYPES, ...names.slice(1).map((name): [string, string] => [name, 'DOUBLE'])], query);
+    assert.equal(duck.rows, file.rows, query);
+  }
+  // A range holding only the ride without power still has the column.
+  const alone = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=cycling&start=2024-07-02&end=2024-07-02&metrics=power', token);
+  assert.equal(alone.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration', 'power']);
+  assert.equal(alone.rows.map((row) => row.power), [null, null]);
 });
 
 series("bounds dates on each activity's own local date", async ({ stack, longToken, long }) => {
@@ -226,7 +298,7 @@ series('answers an empty match with a valid Parquet file of zero rows', async ({
   const file = await getParquet(stack, '/api/v1/activities/longitudinal-data?sport=rowing', longToken);
   assert.is(file.metadata.num_rows, 0n);
   assert.equal(file.rows, []);
-  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration']);
+  assert.equal(file.columns, ['timestamp', 'timestamp_local', 'activity_id', 'sport', 'duration', 'power', 'speed', 'heart_rate']);
 });
 
 series('rejects a missing sport, a malformed sport, a bad date and start after end with 422', async ({ stack, longToken }) => {

@@ -169,6 +169,17 @@ models('a month of rides, a body mass and a declared marker: the curve follows t
   const heartRate = await api.get(`/api/v1/profile/metabolic-map/heart-rate?date=${DATE}`);
   assert.is(heartRate.status, 200);
   assert.is(heartRate.body.markers.fatmax, null, 'no heart_rate_max and no resting_hr: nothing modelled');
+  // ANALYTICS.md §7: "the heart-rate map's inputs also carry resting_hr"; no other map's do.
+  assert.equal(heartRate.body.inputs, { body_mass: 71, resting_hr: null }, 'no resting_hr daily yet');
+  assert.equal(vo2.body.inputs, { body_mass: 71 });
+  await okJson(stack, 'POST', '/api/v1/dailies/resting_hr', token, { date: '2024-06-20', value: 47.6 });
+  await okJson(stack, 'POST', '/api/v1/profile/markers', token, { sport: 'cycling', marker: 'heart_rate_max', metric: 'heart_rate', value: 188, date: '2024-06-01', provenance: 'declared', pinned: false });
+  const withRest = await api.get(`/api/v1/profile/metabolic-map/heart-rate?date=${DATE}`);
+  assert.is(withRest.status, 200, JSON.stringify(withRest.body));
+  assert.equal(withRest.body.inputs, { body_mass: 71, resting_hr: 48 }, 'the resting_hr daily the map used, whole bpm');
+  assert.is(withRest.body.markers.fatmax.provenance, 'modeled', 'with both, the heart-rate thresholds are modelled');
+  assert.equal((await api.get(`/api/v1/profile/metabolic-map/power?date=${DATE}`)).body.inputs, { body_mass: 71 });
+  assert.equal((await api.get('/api/v1/profile/metabolic-map/heart-rate?date=2024-06-19')).body.inputs, { body_mass: 72.3, resting_hr: null }, 'a daily after the date does not count');
 
   // Another user with no data of their own sees none of this user's.
   const other = await stack.userWithToken(SCOPES);
