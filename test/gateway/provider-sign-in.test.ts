@@ -4,13 +4,16 @@
  * Wahoo stand-ins: a new athlete gets an account linked to the provider and the app gets a code for it; a
  * returning athlete is the same account; a Wahoo email that belongs to another account is never merged
  * (sign in first, then connect); a refusal at the provider ends on a page leading back to sign-in; the
- * callback works only in the browser that started it; the sign-in screen offers "Sign in with …".
+ * callback works only in the browser that started it; the sign-in screen offers "Sign in with …"; Garmin
+ * Connect (PKCE, no profile) links by its user id.
  */
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { startIntervalsIcuStandin, type IntervalsIcuStandin } from '../support/standins/intervals-icu.js';
 import { startWahooStandin, type WahooStandin } from '../support/standins/wahoo.js';
+import { startGarminStandin } from '../support/standins/garmin.js';
+import { FakeClock } from '../support/standins/standin-core.js';
 import { followProvider, ICU_CLIENT, intervalsIcuEnv } from '../support/integrations.js';
 import { CookieJar, csrfFrom, locationOf } from '../support/browser-session.js';
 import { pkcePair, tokenRequest } from '../support/oauth.js';
@@ -25,6 +28,15 @@ let icu: IntervalsIcuStandin;
 let wahoo: WahooStandin;
 let app: ApplicationRecord;
 
+/** A public app with its purpose: everyone but its owner sees the consent screen. */
+async function publicApp(on: TestStack): Promise<ApplicationRecord> {
+  const owner = await createUser(on.store, { email: `owner-${Date.now()}@example.com` });
+  return createApplication(on.store, owner.id, {
+    name: 'Pacer', description: 'Pacing plans', url: 'https://pacer.example.com', image: 'https://pacer.example.com/logo.png',
+    privacy_statement: 'https://pacer.example.com/privacy', redirect_uris: [REDIRECT], purposes: { activities: 'Pacer plans your next runs from your rides.' },
+  });
+}
+
 test.before(async () => {
   icu = await startIntervalsIcuStandin({ clientId: ICU_CLIENT.id, clientSecret: ICU_CLIENT.secret, webhookSecret: ICU_CLIENT.webhookSecret });
   wahoo = await startWahooStandin();
@@ -33,12 +45,7 @@ test.before(async () => {
     WAHOO_CLIENT_ID: wahoo.clientId, WAHOO_CLIENT_SECRET: wahoo.clientSecret, WAHOO_AUTHORIZE_URL: wahoo.baseUrl, WAHOO_API_URL: wahoo.baseUrl,
     WAHOO_WEBHOOK_TOKEN: wahoo.webhookToken, JOB_POLL_MS: '50',
   });
-  const owner = await createUser(stack.store, { email: 'pacer-owner@example.com' });
-  // A public app with its purpose: everyone else sees the consent screen.
-  app = await createApplication(stack.store, owner.id, {
-    name: 'Pacer', description: 'Pacing plans', url: 'https://pacer.example.com', image: 'https://pacer.example.com/logo.png',
-    privacy_statement: 'https://pacer.example.com/privacy', redirect_uris: [REDIRECT], purposes: { activities: 'Pacer plans your next runs from your rides.' },
-  });
+  app = await publicApp(stack);
 });
 test.after(async () => {
   await stack.close();
@@ -46,20 +53,20 @@ test.after(async () => {
   await wahoo.close();
 });
 
-/** Starts an authorization in `jar`; returns the PKCE verifier and the first answer. */
-async function authorize(jar: CookieJar, extra: Record<string, string>): Promise<{ verifier: string; answer: Response }> {
+/** Starts an authorization in `jar` (for `client`, default the shared app); returns the PKCE verifier and the first answer. */
+async function authorize(jar: CookieJar, extra: Record<string, string>, client = app): Promise<{ verifier: string; answer: Response }> {
   const pkce = pkcePair();
   const query = new URLSearchParams({
-    client_id: app.id, redirect_uri: REDIRECT, response_type: 'code', scope: 'activities:read', state: 'st-1',
+    client_id: client.id, redirect_uri: REDIRECT, response_type: 'code', scope: 'activities:read', state: 'st-1',
     code_challenge: pkce.challenge, code_challenge_method: 'S256', ...extra,
   });
   return { verifier: pkce.verifier, answer: await jar.get(`/oauth/authorize?${query}`) };
 }
 
 /** From authorize with `integration` to the provider: asserts the hand-off and answers our redirect to the provider. */
-async function toProvider(jar: CookieJar, provider: string): Promise<{ verifier: string; redirect: Response; interaction: string }> {
-  const { verifier, answer } = await authorize(jar, { integration: provider });
-  const signin = locationOf(answer, stack.baseUrl) ?? '';
+async function toProvider(jar: CookieJar, provider: string, client = app): Promise<{ verifier: string; redirect: Response; interaction: string }> {
+  const { verifier, answer } = await authorize(jar, { integration: provider }, client);
+  const signin = locationOf(answer, jar.baseUrl) ?? '';
   assert.match(signin, new RegExp(`^/integrations/${provider}/signin\\?interaction=`), 'straight to the provider, no sign-in chooser');
   const redirect = await jar.get(signin);
   assert.is(redirect.status, 303);
@@ -75,15 +82,15 @@ async function callback(jar: CookieJar, redirect: Response): Promise<Response> {
 }
 
 /** Consent approved in `jar`, the code exchanged: the user id the app's token names. */
-async function approveAndRedeem(jar: CookieJar, interactionPath: string, verifier: string): Promise<string> {
+async function approveAndRedeem(jar: CookieJar, interactionPath: string, verifier: string, client = app): Promise<string> {
   const consent = await jar.get(interactionPath);
   assert.is(consent.status, 200, 'the consent screen follows');
   const decided = await jar.post(`${interactionPath}/decision`, { csrf: csrfFrom(await consent.text()), decision: 'approve' });
-  const back = new URL(locationOf(decided, stack.baseUrl)!);
+  const back = new URL(locationOf(decided, jar.baseUrl)!);
   assert.is(`${back.origin}${back.pathname}`, REDIRECT);
   assert.is(back.searchParams.get('state'), 'st-1');
-  const token = await tokenRequest(stack, {
-    grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: app.id, code_verifier: verifier,
+  const token = await tokenRequest(jar, {
+    grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.id, code_verifier: verifier,
   });
   assert.is(token.status, 200);
   const { access_token } = (await token.json()) as { access_token: string };
@@ -195,6 +202,35 @@ test('the sign-in screen offers "Sign in with" each configured provider', async 
   assert.match(page, `href="/integrations/intervals_icu/signin?interaction=${interaction}"`);
   assert.match(page, 'Sign in with Wahoo');
   assert.not.match(page, 'Garmin', 'only configured providers');
+});
+
+test('a Garmin Connect user signs in through Garmin (PKCE S256) to a new account, then again to the same one', async () => {
+  const garmin = await startGarminStandin({ clock: new FakeClock(Date.now()) });
+  const own = await startStack({
+    GARMIN_CLIENT_ID: garmin.clientId, GARMIN_CLIENT_SECRET: garmin.clientSecret,
+    GARMIN_AUTHORIZE_URL: garmin.baseUrl, GARMIN_API_URL: garmin.baseUrl, GARMIN_TOKEN_URL: garmin.baseUrl, JOB_POLL_MS: '50',
+  });
+  try {
+    const client = await publicApp(own);
+    garmin.addUser('garmin-77');
+    garmin.approveAs('garmin-77');
+    const ids: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      const jar = new CookieJar(own.baseUrl);
+      const { verifier, redirect } = await toProvider(jar, 'garmin_connect', client);
+      assert.is(new URL(redirect.headers.get('location')!).searchParams.get('code_challenge_method'), 'S256');
+      const back = await followProvider(jar, redirect);
+      assert.match(back ?? '', /^\/oauth\/interaction\//);
+      ids.push(await approveAndRedeem(jar, back!, verifier, client));
+    }
+    assert.is(ids[1], ids[0], 'the returning Garmin user is the same account');
+    const connection = (await own.store.connections.findOne({ user_id: ids[0]!, provider: 'garmin_connect' }))!;
+    assert.is(connection.external_user_id, 'garmin-77', "Garmin's user id links the account");
+    assert.is((await own.store.users.get(ids[0]!))!.email, null, 'Garmin gives no email');
+  } finally {
+    await own.close();
+    await garmin.close();
+  }
 });
 
 test('a misspelled integration is a 422 naming it; an unconfigured one a page, never a 500', async () => {
