@@ -134,7 +134,13 @@ async function signInWith(
   if (holders.size > 1) return { userId: SIGN_IN, signIn: 'ambiguous' };
   const [holder] = holders;
   if (holder !== undefined) {
-    await connect(deps, holder, provider, externalUserId, tokens, now);
+    const current = links.find((link) => link.user_id === holder && link.status === 'connected');
+    // A live connection keeps its backfill and sync state: only the tokens the provider just issued are
+    // stored (Wahoo counts unrevoked tokens, at most 10 per user: each sign-in through Wahoo mints a pair,
+    // and the one it replaces dies unrevoked after 60 days; intervals.icu [unverified]: re-authorizing
+    // replaces the app's token). A disconnected or refused one is reconnected as a connect does.
+    if (current) await renewTokens(deps, current, tokens, now);
+    else await connect(deps, holder, provider, externalUserId, tokens, now);
     return { userId: holder, signIn: 'signed_in' };
   }
   const email = emailOf(profile?.email ?? null);
@@ -151,6 +157,17 @@ async function signInWith(
     throw error;
   }
   return { userId: user.id, signIn: 'created' };
+}
+
+/** Stores freshly issued tokens (and what they grant) on a live connection, leaving its backfill as it is. */
+async function renewTokens(deps: ConnectionDeps, connection: ConnectionRecord, tokens: ProviderTokens, now: number): Promise<void> {
+  await deps.store.connections.updateOne({ id: connection.id }, {
+    set: {
+      credentials: sealCredentials(requireKey(deps), tokens),
+      permissions: permissionsFromScope(connection.provider, tokens.scope), permissions_at: now,
+      updated_at: Math.max(now, connection.updated_at + 1),
+    },
+  });
 }
 
 /** A provider's email as accounts keep it (lowercased), or null when it is not a plausible address. */

@@ -137,8 +137,12 @@ test('a sign-in creates an account with its connection, then signs it in; an ema
   assert.is(connection.external_user_id, 'athlete-1');
   assert.is(await store.jobs.count({ key: `provider_backfill:${connection.id}` }), 1);
 
+  await store.connections.updateOne({ id: connection.id }, { set: { backfill_done: true, backfill_cursor: 'page-9' } });
   const again = await signIn();
   assert.equal([again.signIn, again.userId], ['signed_in', user.id]);
+  const renewed = (await store.connections.get(connection.id))!;
+  assert.not.equal(renewed.credentials, connection.credentials, 'the new tokens are stored');
+  assert.equal([renewed.backfill_done, renewed.backfill_cursor], [true, 'page-9'], 'a live connection keeps its backfill');
 
   const usersBefore = await store.users.count({});
   identity = { externalUserId: 'athlete-2', profile: { email: 'CONN@example.com', firstName: null, lastName: null } };
