@@ -343,6 +343,8 @@ export interface BeginProviderConnectionRequest {
   redirect_uri: string;
   binding: string;
   return_to: string;
+  /** A sign-in through the provider: `user_id` is empty. */
+  sign_in: boolean;
 }
 
 export interface CompleteProviderConnectionRequest {
@@ -358,6 +360,8 @@ export interface CompleteProviderConnectionResponse {
   user_id: string;
   return_to: string;
   connected: boolean;
+  /** '' for a connection; signed_in | created | email_taken | ambiguous | refused for a sign-in (engine.proto). */
+  sign_in: string;
 }
 
 export interface ReceiveProviderPushRequest {

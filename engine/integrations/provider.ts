@@ -72,6 +72,17 @@ export interface AuthorizationStart {
   codeVerifier: string | null;
 }
 
+/**
+ * Who the provider says the person is, for a sign-in through it (gateway: `integration` on authorize):
+ * what a new account is created with. Every field is null when the provider documents none.
+ */
+export interface ProviderProfile {
+  /** Only where the provider documents one for our app (Wahoo, with the `email` scope). */
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+}
+
 /** One activity in a provider's history listing. */
 export interface RemoteActivity {
   /** The provider's activity id: the de-duplication key (one import per id, ever). */
@@ -127,11 +138,18 @@ export interface PushRequest {
 export interface ProviderAdapter {
   readonly provider: Provider;
 
-  /** The URL to send the browser to; `redirectUri` is our callback, `state` binds it to the session. */
-  authorizationUrl(input: { redirectUri: string; state: string }): AuthorizationStart;
+  /**
+   * The URL to send the browser to; `redirectUri` is our callback, `state` binds it to the session.
+   * `signIn`: the person signs in through the provider, so also ask for what identifies them where the
+   * provider has a scope for it (Wahoo's `email`).
+   */
+  authorizationUrl(input: { redirectUri: string; state: string; signIn?: boolean }): AuthorizationStart;
 
-  /** Exchanges the callback's code for tokens (within the provider's code lifetime: 2 min on intervals.icu). */
-  exchangeCode(input: { code: string; redirectUri: string; codeVerifier: string | null }): Promise<ProviderTokens & { externalUserId: string | null }>;
+  /**
+   * Exchanges the callback's code for tokens (within the provider's code lifetime: 2 min on intervals.icu),
+   * with the provider's user id when the exchange tells it and the person's profile where the provider has one.
+   */
+  exchangeCode(input: { code: string; redirectUri: string; codeVerifier: string | null }): Promise<ProviderTokens & { externalUserId: string | null; profile?: ProviderProfile }>;
 
   /**
    * New tokens from the refresh token, or null when the provider's tokens never expire. Garmin and Wahoo

@@ -18,8 +18,10 @@ const SUBSYSTEM = 'integrations';
 export function providerConnectionHandlers(deps: ConnectionDeps) {
   return {
     async begin(request: Partial<BeginProviderConnectionRequest>) {
+      const signIn = request.sign_in === true;
+      if (signIn && request.user_id) throw new EngineError(status.INVALID_ARGUMENT, `${SUBSYSTEM}: a sign-in has no user_id`);
       const input = {
-        userId: requireField(request.user_id, 'user_id', SUBSYSTEM),
+        userId: signIn ? null : requireField(request.user_id, 'user_id', SUBSYSTEM),
         provider: requireField(request.provider, 'provider', SUBSYSTEM),
         redirectUri: requireField(request.redirect_uri, 'redirect_uri', SUBSYSTEM),
         binding: requireField(request.binding, 'binding', SUBSYSTEM),
@@ -37,7 +39,7 @@ export function providerConnectionHandlers(deps: ConnectionDeps) {
         error: request.error || null,
       };
       const done = await mapped(() => completeConnection(deps, input));
-      return { user_id: done.userId, return_to: done.returnTo, connected: done.connected };
+      return { user_id: done.userId, return_to: done.returnTo, connected: done.connected, sign_in: done.signIn ?? '' };
     },
     async disconnect(request: { user_id?: string; provider?: string }) {
       const userId = requireField(request.user_id, 'user_id', SUBSYSTEM);

@@ -7,6 +7,7 @@
 import { html, type Html } from './html.js';
 import { appHeader, type Brand, type PageOptions } from './layout.js';
 import { withInteraction } from './forms.js';
+import { PROVIDER_NAMES, type Provider } from '../../domain/providers.js';
 
 export type EmailAuthMode = 'enabled' | 'existing_only';
 
@@ -16,6 +17,8 @@ export interface FormContext {
   brand: Brand | null;
   interactionId: string | null;
   csrfToken: string;
+  /** Configured providers to offer "Sign in with …" for (during an authorization only). */
+  providers?: readonly Provider[];
 }
 
 function hidden(view: FormContext): Html {
@@ -64,7 +67,27 @@ ${hidden(view)}
 <input id="password" type="password" name="password" autocomplete="current-password" maxlength="1024" required>
 <button type="submit" class="secondary">Sign in with password</button>
 </form>
+${providerButtons(view)}
 <p class="muted center">${existingOnly ? 'No account yet?' : 'New to Threshold?'} <a href="${withInteraction('/signup', view.interactionId)}">Create an account</a></p>`,
+  };
+}
+
+/** "Sign in with <provider>" for each configured provider, during an authorization (routes/integrations.ts). */
+function providerButtons(view: FormContext): Html | null {
+  const providers = view.providers ?? [];
+  if (!view.interactionId || providers.length === 0) return null;
+  const query = `interaction=${encodeURIComponent(view.interactionId)}`;
+  return html`<div class="divider">or</div>
+${providers.map((provider) => html`<a class="button secondary" href="/integrations/${provider}/signin?${query}">Sign in with ${PROVIDER_NAMES[provider]}</a>`)}`;
+}
+
+/** A sign-in through a provider that did not end signed in: why, and the way back to the sign-in screen. */
+export function providerSignInStoppedPage(view: { title: string; message: string; interactionId: string | null }): PageOptions {
+  return {
+    title: view.title,
+    body: html`<h1>${view.title}</h1>
+<p class="notice error" role="alert">${view.message}</p>
+<a class="button" href="${withInteraction('/signin', view.interactionId)}">Sign in with your email</a>`,
   };
 }
 

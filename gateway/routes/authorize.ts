@@ -149,6 +149,8 @@ export function authorizeRoutes(table: RouteTable, deps: GatewayDeps): void {
   async function proceed(ctx: Context, interaction: InteractionRecord, application: ApplicationRecord, session: SessionRecord): Promise<void> {
     const request = interaction.request as unknown as AuthorizationRequest;
     const user = session.user_id ? await store.users.get(session.user_id) : null;
+    // `integration` "skips the sign-in chooser and sends the user straight to that provider" (routes/integrations.ts).
+    if (!user && request.integration) return seeOther(ctx, `/integrations/${request.integration}/signin?interaction=${encodeURIComponent(interaction.id)}`);
     if (!user || user.managed_by !== null) return seeOther(ctx, withInteraction('/signin', interaction.id));
     // `integration`: connect that platform first (after signing in), then come back here for consent.
     if (request.integration && !(await store.connections.findOne({ user_id: user.id, provider: request.integration, status: 'connected' }))) {

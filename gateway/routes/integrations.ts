@@ -4,26 +4,37 @@
  *   GET  /integrations/:provider/connect?interaction=<id>   authorize's `integration` hand-off: a signed-in
  *                                                          user without that connection is sent to the
  *                                                          provider, then back into the authorize flow
+ *   GET  /integrations/:provider/signin?interaction=<id>    sign-in through the provider for a signed-out
+ *                                                          person in an authorize flow (`integration`, or a
+ *                                                          "Sign in with" button on the sign-in screen)
  *   GET  /integrations/:provider/callback                  the provider's redirect: completes the connection
- *                                                          in the browser that started it (binding cookie)
+ *                                                          (or sign-in) in the browser that started it
+ *                                                          (binding cookie)
  *   POST /api/v1/integrations/{provider}/push              provider webhooks (intervals.icu `secret`
  *                                                          envelope; Wahoo `webhook_token`; Garmin client id
  *                                                          header): verified and stored durably by the engine,
  *                                                          then 200 at once; processed by a job
  *
- * A signed-out user reaching authorize with `integration` signs in first (the authorize flow's own sign-in
- * screen), then connects, then sees the consent screen. Refusing at the provider ends an authorize flow
- * with `error=access_denied` to the app, and a portal visit with a notice. Kept honest by
- * test/gateway/integrations.test.ts.
+ * A signed-out person reaching authorize with `integration` ("skips the sign-in chooser and sends the user
+ * straight to that provider") signs in through the provider: the provider's user id picks the account
+ * linked to it, or a new account is created and linked with the connection stored as a connect stores it
+ * (engine/integrations/connections.ts); then the authorize flow goes on (consent, or a code). An email
+ * of another account is never merged: the person is asked to sign in to that account first and connect
+ * there. A refusal at the provider, for a sign-in, ends on a page that leads back to the sign-in screen.
+ * A signed-in user without that connection connects first; refusing there ends an authorize flow with
+ * `error=access_denied` to the app, and a portal visit with a notice. Kept honest by
+ * test/gateway/integrations.test.ts and test/gateway/provider-sign-in.test.ts.
  */
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { PROVIDERS, type Provider } from '../../domain/providers.js';
+import { PROVIDER_NAMES, PROVIDERS, type Provider } from '../../domain/providers.js';
+import type { CompleteProviderConnectionResponse } from '../../engine/contract.js';
 import { HttpError } from '../errors.js';
 import { callbackUrl, type AuthorizationRequest } from '../auth/authorization-request.js';
-import { liveInteraction } from '../services/interactions.js';
+import { interactionPath, liveInteraction } from '../services/interactions.js';
 import { browserBinding, providerCallbackUrl, startProviderAuthorization } from '../services/provider-authorization.js';
 import { authorizationErrorPage } from '../pages/oauth.js';
+import { providerSignInStoppedPage } from '../pages/sign-in.js';
 import { sendPage } from '../pages/layout.js';
 import { seeOther } from '../pages/forms.js';
 import type { RouteTable } from '../route-table.js';
@@ -48,6 +59,17 @@ export function integrationRoutes(table: RouteTable, deps: GatewayDeps): void {
     await startProviderAuthorization(ctx, deps, { userId: session.user_id, provider, returnTo: `interaction:${interaction.id}` });
   });
 
+  table.page({ method: 'get', path: '/integrations/:provider/signin', name: 'signInWithIntegration' }, async function signInThroughProvider(ctx) {
+    const provider = configured(ctx.params.provider);
+    const interaction = await liveInteraction(deps.store, ctx.query.interaction);
+    const session = await deps.sessions.current(ctx);
+    if (!provider || !interaction || !session || interaction.session_id !== session.id) {
+      return sendPage(ctx, 400, authorizationErrorPage({ title: 'This request has expired', message: 'Return to the app you came from and start again.' }));
+    }
+    if (session.user_id) return seeOther(ctx, interactionPath(interaction.id));
+    await startProviderAuthorization(ctx, deps, { userId: null, provider, returnTo: `interaction:${interaction.id}` });
+  });
+
   table.page({ method: 'get', path: '/integrations/:provider/callback', name: 'integrationCallback' }, async function providerCallback(ctx) {
     const provider = configured(ctx.params.provider);
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
@@ -65,6 +87,7 @@ export function integrationRoutes(table: RouteTable, deps: GatewayDeps): void {
       if (error instanceof HttpError && error.status < 500) return expired(ctx, error.code === 'provider_refused' ? 'The platform did not accept the connection. Try again in a moment.' : undefined);
       throw error;
     }
+    if (done.sign_in) return signedInThrough(ctx, provider, done);
     if (done.return_to === 'portal') return seeOther(ctx, `/portal/manage-integrations?notice=${done.connected ? 'connected' : 'refused'}`);
     const interactionId = done.return_to.startsWith('interaction:') ? done.return_to.slice('interaction:'.length) : '';
     if (done.connected) return seeOther(ctx, `/oauth/interaction/${encodeURIComponent(interactionId)}`);
@@ -75,6 +98,28 @@ export function integrationRoutes(table: RouteTable, deps: GatewayDeps): void {
     const request = interaction.request as unknown as AuthorizationRequest;
     seeOther(ctx, callbackUrl(request.redirect_uri, deps.config.baseUrl, { error: 'access_denied', error_description: `The user did not connect ${provider}`, state: request.state }));
   });
+
+  /**
+   * The end of a sign-in through a provider: signed in (the session rotated, the authorize flow carried
+   * across) and back into that flow, or a page saying why not that leads back to the sign-in screen.
+   */
+  async function signedInThrough(ctx: Context, provider: Provider, done: CompleteProviderConnectionResponse): Promise<void> {
+    const interactionId = done.return_to.startsWith('interaction:') ? done.return_to.slice('interaction:'.length) : null;
+    const name = PROVIDER_NAMES[provider];
+    const stopped = (status: number, title: string, message: string) => sendPage(ctx, status, providerSignInStoppedPage({ title, message, interactionId }));
+    if (done.sign_in === 'refused') {
+      return stopped(200, `Sign-in with ${name} was cancelled`, `${name} did not confirm who you are, so you are not signed in. Sign in another way, or try ${name} again.`);
+    }
+    if (done.sign_in === 'email_taken') {
+      return stopped(409, 'You already have an account', `The email address of your ${name} account belongs to a Threshold account. Sign in to that account first; ${name} can then be connected to it.`);
+    }
+    const user = done.user_id ? await deps.store.users.get(done.user_id) : null;
+    if (done.sign_in === 'ambiguous' || !user || user.managed_by !== null) {
+      return stopped(409, `${name} cannot sign you in`, `This ${name} account is connected to more than one Threshold account, or to one that cannot sign in. Sign in with your email instead.`);
+    }
+    await deps.sessions.signIn(ctx, user.id);
+    seeOther(ctx, interactionId ? interactionPath(interactionId) : '/account');
+  }
 
   table.add(
     {

@@ -31,6 +31,7 @@
  */
 import type { Context } from 'koa';
 import type { InteractionRecord, SessionRecord, UserRecord } from '../../storage/store.js';
+import type { Provider } from '../../domain/providers.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 import { HttpError, ValidationError } from '../errors.js';
@@ -61,9 +62,11 @@ interface Flow {
   interaction: InteractionRecord | null;
   brand: Brand | null;
   mode: EmailAuthMode;
+  /** Providers a person may sign in through during this authorization (routes/integrations.ts). */
+  providers: readonly Provider[];
 }
 
-const NO_FLOW: Flow = { interaction: null, brand: null, mode: 'enabled' };
+const NO_FLOW: Flow = { interaction: null, brand: null, mode: 'enabled', providers: [] };
 
 export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
   const { store, sessions, limits, mailer } = deps;
@@ -236,7 +239,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     const application = interaction ? await store.applications.get(interaction.application_id) : null;
     if (!interaction || !application) return NO_FLOW;
     const mode: EmailAuthMode = interaction.request.email_auth_mode === 'existing_only' ? 'existing_only' : 'enabled';
-    return { interaction, brand: brandOf(application), mode };
+    return { interaction, brand: brandOf(application), mode, providers: deps.config.configuredProviders };
   }
 
   /**
@@ -260,7 +263,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
 
 /** The signed-in user of this browser, when the session is live and its user can sign in. */
 function formContext(flow: Flow, session: SessionRecord): FormContext {
-  return { brand: flow.brand, interactionId: flow.interaction?.id ?? null, csrfToken: session.csrf_token };
+  return { brand: flow.brand, interactionId: flow.interaction?.id ?? null, csrfToken: session.csrf_token, providers: flow.providers };
 }
 
 function destination(flow: Flow): string {

@@ -3,7 +3,8 @@
  * `binding`; here the binding is a random value in an HttpOnly cookie set when the authorization starts
  * (Path=/integrations, SameSite=Lax so the provider's top-level redirect back carries it), so a callback
  * completes only in the browser that started it: a `state` copied to another browser is refused.
- * Used by the portal's Connect button and by authorize's `integration` hand-off; the callback route is
+ * Used by the portal's Connect button, by authorize's `integration` hand-off and by the sign-in through a
+ * provider; the callback route is
  * gateway/routes/integrations.ts. test/gateway/integrations.test.ts keeps it honest.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -23,11 +24,14 @@ export function providerCallbackUrl(baseUrl: string, provider: Provider): string
   return `${baseUrl}/integrations/${provider}/callback`;
 }
 
-/** Starts an authorization for `userId` and sends the browser to the provider. */
-export async function startProviderAuthorization(ctx: Context, deps: GatewayDeps, input: { userId: string; provider: Provider; returnTo: string }): Promise<void> {
+/**
+ * Starts an authorization for `userId` and sends the browser to the provider. `userId` null: the person
+ * signs in through the provider (the callback learns which account).
+ */
+export async function startProviderAuthorization(ctx: Context, deps: GatewayDeps, input: { userId: string | null; provider: Provider; returnTo: string }): Promise<void> {
   const browser = randomBytes(24).toString('base64url');
   const url = await deps.engine.beginProviderConnection({
-    user_id: input.userId, provider: input.provider, redirect_uri: providerCallbackUrl(deps.config.baseUrl, input.provider),
+    user_id: input.userId ?? '', sign_in: input.userId === null, provider: input.provider, redirect_uri: providerCallbackUrl(deps.config.baseUrl, input.provider),
     binding: bindingOf(browser), return_to: input.returnTo,
   });
   const parts = [`${cookieName(deps.config.baseUrl)}=${browser}`, 'Path=/integrations', 'HttpOnly', 'SameSite=Lax', `Max-Age=${COOKIE_TTL_S}`];

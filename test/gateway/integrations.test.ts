@@ -11,7 +11,7 @@ import { startStack, type TestStack } from '../support/stack.js';
 import { startIntervalsIcuStandin, type IntervalsIcuStandin, type StandinActivity } from '../support/standins/intervals-icu.js';
 import { connectThroughPortal, followProvider, ICU_CLIENT, intervalsIcuEnv, until } from '../support/integrations.js';
 import { fitActivity } from '../support/fit-writer.js';
-import { CookieJar, csrfFrom, locationOf } from '../support/browser-session.js';
+import { csrfFrom, locationOf, signIn } from '../support/browser-session.js';
 import { pkcePair } from '../support/oauth.js';
 import { createApplication, createUser } from '../../gateway/services/accounts.js';
 import { upsertDaily } from '../../storage/dailies.js';
@@ -149,7 +149,7 @@ test('disconnecting from the portal revokes at intervals.icu; a deauthorization 
   assert.is(status.capabilities.activities, 'action_required');
 });
 
-test('authorize with integration: sign in, connect the platform, then consent; refusing there refuses the app', async () => {
+test('authorize with integration: a signed-in user connects the platform, then consents; refusing there refuses the app', async () => {
   const email = `icu-${Date.now()}@example.com`;
   const user = await createUser(stack.store, { email, password: 'correct horse battery' });
   // Their own (private) app: the consent screen shows to its owner.
@@ -158,13 +158,10 @@ test('authorize with integration: sign in, connect the platform, then consent; r
     client_id: own.id, redirect_uri: 'https://pacer.example.com/cb', response_type: 'code', scope: 'activities:read', state: 's1',
     integration: 'intervals_icu', code_challenge: pkcePair().challenge, code_challenge_method: 'S256',
   });
-  const jar = new CookieJar(stack.baseUrl);
-  const first = await jar.get(`/oauth/authorize?${query}`);
-  assert.match(locationOf(first, stack.baseUrl) ?? '', /^\/signin/, 'a signed-out user signs in first');
-  const signin = await jar.get(locationOf(first, stack.baseUrl)!);
-  const signedIn = await jar.post('/signin/password', { email, password: 'correct horse battery', csrf: csrfFrom(await signin.text()), interaction: /interaction=([^&]+)/.exec(locationOf(first, stack.baseUrl)!)?.[1] ?? '' });
-  let next = await jar.get(locationOf(signedIn, stack.baseUrl)!);
-  assert.match(locationOf(next, stack.baseUrl) ?? '', /^\/integrations\/intervals_icu\/connect\?interaction=/, 'then connects the platform');
+  // (A signed-out person signs in through the provider instead: test/gateway/provider-sign-in.test.ts.)
+  const jar = await signIn(stack, email, 'correct horse battery');
+  let next = await jar.get(`/oauth/authorize?${query}`);
+  assert.match(locationOf(next, stack.baseUrl) ?? '', /^\/integrations\/intervals_icu\/connect\?interaction=/, 'connects the platform first');
   next = await jar.get(locationOf(next, stack.baseUrl)!);
   const back = await followProvider(jar, next);
   assert.match(back ?? '', /^\/oauth\/interaction\//, 'then returns to the authorize flow');
@@ -173,13 +170,10 @@ test('authorize with integration: sign in, connect the platform, then consent; r
   assert.match(await consent.text(), 'name="decision"');
   assert.is((await connection(user.id))?.status, 'connected');
 
-  const refusing = new CookieJar(stack.baseUrl);
   const someone = await createUser(stack.store, { email: `icu-no-${Date.now()}@example.com`, password: 'correct horse battery' });
   query.set('client_id', (await createApplication(stack.store, someone.id, { name: 'Theirs', redirect_uris: ['https://pacer.example.com/cb'] })).id);
-  const start = await refusing.get(`/oauth/authorize?${query}`);
-  const page = await refusing.get(locationOf(start, stack.baseUrl)!);
-  const inAgain = await refusing.post('/signin/password', { email: someone.email!, password: 'correct horse battery', csrf: csrfFrom(await page.text()), interaction: /interaction=([^&]+)/.exec(locationOf(start, stack.baseUrl)!)?.[1] ?? '' });
-  const toConnect = await refusing.get(locationOf(inAgain, stack.baseUrl)!);
+  const refusing = await signIn(stack, someone.email!, 'correct horse battery');
+  const toConnect = await refusing.get(`/oauth/authorize?${query}`);
   standin.denyNext();
   const refused = await followProvider(refusing, await refusing.get(locationOf(toConnect, stack.baseUrl)!));
   assert.match(refused ?? '', /^https:\/\/pacer\.example\.com\/cb\?error=access_denied/);

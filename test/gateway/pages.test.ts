@@ -16,7 +16,7 @@ import {
   authorizationErrorPage, consentPage, integrationNotConfiguredPage, notReadyPage, privateAppPage,
 } from '../../gateway/pages/oauth.js';
 import { accountPage, applicationPage, secretCreatedPage } from '../../gateway/pages/account.js';
-import { checkEmailPage, signInPage, signUpPage } from '../../gateway/pages/sign-in.js';
+import { checkEmailPage, providerSignInStoppedPage, signInPage, signUpPage } from '../../gateway/pages/sign-in.js';
 import type { ApplicationRecord } from '../../storage/store.js';
 
 interface Context {
@@ -107,7 +107,8 @@ pages('escapes application and user names with markup and quotes, rendered direc
     ['private app', privateAppPage({ brand, account, missing: [HOSTILE] })],
     ['not ready', notReadyPage({ brand, missingPurposes: [HOSTILE] })],
     ['integration', integrationNotConfiguredPage({ brand, provider: HOSTILE })],
-    ['sign in', signInPage({ brand, interactionId: HOSTILE, csrfToken: HOSTILE, mode: 'enabled', email: HOSTILE, error: { form: 'password', message: HOSTILE } })],
+    ['sign in', signInPage({ brand, interactionId: HOSTILE, csrfToken: HOSTILE, providers: ['wahoo'], mode: 'enabled', email: HOSTILE, error: { form: 'password', message: HOSTILE } })],
+    ['provider sign-in stopped', providerSignInStoppedPage({ title: HOSTILE, message: HOSTILE, interactionId: HOSTILE })],
     ['sign up', signUpPage({ brand, interactionId: HOSTILE, csrfToken: HOSTILE, values: { email: HOSTILE, first_name: HOSTILE, last_name: HOSTILE }, error: HOSTILE })],
     ['check email', checkEmailPage({ brand, interactionId: HOSTILE, email: HOSTILE, minutes: 15 })],
     ['account', accountPage({

@@ -71,6 +71,8 @@ export function garminAdapter(settings: ProviderSettings, options: AdapterOption
       const tokens = await exchangeGarminCode(context, app, { code, verifier: codeVerifier, redirectUri });
       const client = clientFor(tokens);
       const [externalUserId, permissions] = await Promise.all([client.userId(), client.permissions()]);
+      // No profile: the Wellness API documents only the user id (`user/id`, stable across reconnects
+      // [GAR-pkce][RADAR][OW]), no name or email; a sign-in through Garmin creates an account without them.
       return { ...tokens, scope: permissions.join(' '), externalUserId };
     }),
 

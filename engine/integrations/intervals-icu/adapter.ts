@@ -67,13 +67,15 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: formBody({ client_id: settings.clientId, client_secret: settings.clientSecret, code, redirect_uri: redirectUri }),
-      })) as { access_token?: string; scope?: string; athlete?: { id?: string | number } } | null;
+      })) as { access_token?: string; scope?: string; athlete?: { id?: string | number; name?: unknown } } | null;
       if (typeof body?.access_token !== 'string') throw new ProviderCallError(PROVIDER, 'unavailable', 'intervals_icu: token answer without access_token');
       return {
         access_token: body.access_token, refresh_token: null, expires_at: null, refresh_expires_at: null,
         // The granted scope may be narrower than asked (the user can untick scopes).
         scope: body.scope ?? null,
         externalUserId: body.athlete?.id === undefined ? null : String(body.athlete.id),
+        // The token answer names the athlete ({id, name} [ICU-oauth]); no email is documented for apps.
+        profile: { email: null, firstName: typeof body.athlete?.name === 'string' && body.athlete.name.trim() ? body.athlete.name.trim() : null, lastName: null },
       };
     }),
 

@@ -61,16 +61,18 @@ export function wahooAdapter(settings: ProviderSettings, options: AdapterOptions
   return {
     provider: PROVIDER,
 
-    authorizationUrl({ redirectUri, state }) {
+    authorizationUrl({ redirectUri, state, signIn }) {
       const pkce = newPkcePair();
-      return { url: wahooAuthorizeUrl(consentApp, { redirectUri, state, challenge: pkce.challenge }), codeVerifier: pkce.verifier };
+      // A sign-in also asks for `email` (GET /v1/user then carries it): an account is created with it.
+      const asked = signIn ? { ...consentApp, scopes: `${consentApp.scopes} email` } : consentApp;
+      return { url: wahooAuthorizeUrl(asked, { redirectUri, state, challenge: pkce.challenge }), codeVerifier: pkce.verifier };
     },
 
     exchangeCode: ({ code, redirectUri, codeVerifier }) => call(async () => {
       gauge.check(now());
       const tokens = await exchangeWahooCode(context, tokenApp, { code, redirectUri, ...(codeVerifier !== null && { verifier: codeVerifier }) });
       const user = await clientFor(tokens).user();
-      return { ...tokens, externalUserId: user.id || null };
+      return { ...tokens, externalUserId: user.id || null, profile: { email: user.email, firstName: user.first, lastName: user.last } };
     }),
 
     refresh: (tokens) => call(async () => {

@@ -8,6 +8,10 @@ export interface WahooUser {
   weight: number | null;
   /** m. */
   height: number | null;
+  /** Sent only when the token carries the `email` scope ("Returns the authenticated user along with email if email scope is included"). */
+  email: string | null;
+  first: string | null;
+  last: string | null;
 }
 
 export interface WahooWorkoutSummary {
@@ -48,7 +52,8 @@ export function idOf(value: unknown): string | null {
 
 export function userOf(body: unknown): WahooUser {
   const record = (body ?? {}) as Record<string, unknown>;
-  return { id: idOf(record.id) ?? '', weight: decimal(record.weight), height: decimal(record.height) };
+  const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
+  return { id: idOf(record.id) ?? '', weight: decimal(record.weight), height: decimal(record.height), email: text(record.email), first: text(record.first), last: text(record.last) };
 }
 
 export function summaryOf(body: unknown): WahooWorkoutSummary | null {

@@ -3,7 +3,8 @@
  * the stand-in tests' business): the state is single use and bound to the browser that started it, tokens
  * are stored sealed, a token about to expire is refreshed and the new pair stored before it is handed out
  * (Wahoo revokes the old pair once the new one is used; Garmin rotates the refresh token), and disconnect
- * revokes at the provider, drops the tokens and marks the connection disconnected.
+ * revokes at the provider, drops the tokens and marks the connection disconnected. A sign-in through the
+ * provider picks the linked account or creates one with its connection, and never merges an email.
  */
 import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -13,7 +14,7 @@ import type { Store } from '../../../storage/store.js';
 import { createUser } from '../../../gateway/services/accounts.js';
 import { beginConnection, completeConnection, ConnectionError, disconnect, tokensFor, type ConnectionDeps } from '../../../engine/integrations/connections.js';
 import { openCredentials, sealCredentials, type ProviderTokens } from '../../../engine/integrations/credentials.js';
-import type { ProviderAdapter } from '../../../engine/integrations/provider.js';
+import type { ProviderAdapter, ProviderProfile } from '../../../engine/integrations/provider.js';
 
 let store: Store;
 const calls: string[] = [];
@@ -75,7 +76,7 @@ test('a state completes once, in the browser that started it, with its PKCE veri
   const state = await started(user.id, 'browser-a');
   assert.is(await refusal(() => completeConnection(deps(), { provider: 'wahoo', state, binding: 'browser-b', code: 'c1', error: null, redirectUri: 'https://us/cb' })), 'state_unknown', 'another browser');
   const done = await completeConnection(deps(), { provider: 'wahoo', state, binding: 'browser-a', code: 'c1', error: null, redirectUri: 'https://us/cb' });
-  assert.equal(done, { userId: user.id, returnTo: 'portal', connected: true });
+  assert.equal(done, { userId: user.id, returnTo: 'portal', connected: true, signIn: null });
   assert.ok(calls.includes('exchange c1 verifier-kept'));
   assert.is(await refusal(() => completeConnection(deps(), { provider: 'wahoo', state, binding: 'browser-a', code: 'c1', error: null, redirectUri: 'https://us/cb' })), 'state_unknown', 'used once');
   const connection = (await store.connections.findOne({ user_id: user.id }))!;
@@ -109,6 +110,55 @@ test('disconnect revokes at the provider, drops the tokens and marks the connect
   assert.is(gone.status, 'disconnected');
   assert.equal(gone.credentials, {});
   assert.is(await disconnect(deps(), user.id, 'wahoo'), false, 'nothing left to disconnect');
+});
+
+test('a sign-in creates an account with its connection, then signs it in; an email of another account or a provider account held twice stores nothing', async () => {
+  let identity: { externalUserId: string; profile: ProviderProfile } = { externalUserId: 'athlete-1', profile: { email: ' New.Rider@Example.com ', firstName: 'New', lastName: 'Rider' } };
+  const signing: ProviderAdapter = {
+    ...wahooLike,
+    provider: 'intervals_icu',
+    authorizationUrl: ({ state, signIn }) => ({ url: `https://provider.example/authorize?state=${state}&sign_in=${signIn}`, codeVerifier: null }),
+    exchangeCode: async () => ({ ...pair(Date.now() + 3_600_000), ...identity }),
+  };
+  const signInDeps: ConnectionDeps = { store, adapters: { intervals_icu: signing }, key };
+  const signIn = async (error: string | null = null) => {
+    const { url } = await beginConnection(signInDeps, { userId: null, provider: 'intervals_icu', redirectUri: 'https://us/cb', binding: 'browser-s', returnTo: 'interaction:i-1' });
+    assert.is(new URL(url).searchParams.get('sign_in'), 'true', 'the adapter is told it is a sign-in');
+    const state = new URL(url).searchParams.get('state')!;
+    return completeConnection(signInDeps, { provider: 'intervals_icu', state, binding: 'browser-s', code: error ? null : 'c-s', error, redirectUri: 'https://us/cb' });
+  };
+
+  const created = await signIn();
+  assert.is(created.signIn, 'created');
+  assert.is(created.returnTo, 'interaction:i-1');
+  const user = (await store.users.get(created.userId))!;
+  assert.equal([user.email, user.first_name, user.last_name, user.password_hash], ['new.rider@example.com', 'New', 'Rider', null]);
+  const connection = (await store.connections.findOne({ user_id: user.id, provider: 'intervals_icu' }))!;
+  assert.is(connection.external_user_id, 'athlete-1');
+  assert.is(await store.jobs.count({ key: `provider_backfill:${connection.id}` }), 1);
+
+  await store.connections.updateOne({ id: connection.id }, { set: { backfill_done: true, backfill_cursor: 'page-9' } });
+  const again = await signIn();
+  assert.equal([again.signIn, again.userId], ['signed_in', user.id]);
+  const renewed = (await store.connections.get(connection.id))!;
+  assert.not.equal(renewed.credentials, connection.credentials, 'the new tokens are stored');
+  assert.equal([renewed.backfill_done, renewed.backfill_cursor], [true, 'page-9'], 'a live connection keeps its backfill');
+
+  const usersBefore = await store.users.count({});
+  identity = { externalUserId: 'athlete-2', profile: { email: 'CONN@example.com', firstName: null, lastName: null } };
+  const taken = await signIn();
+  assert.equal([taken.signIn, taken.userId], ['email_taken', '']);
+  assert.is(await store.connections.count({ external_user_id: 'athlete-2' }), 0);
+  assert.is(await store.users.count({}), usersBefore);
+
+  const holder = await createUser(store, { email: 'second-holder@example.com' });
+  await store.connections.insert({ ...connection, id: `${connection.id}-copy`, user_id: holder.id });
+  identity = { ...identity, externalUserId: 'athlete-1' };
+  const ambiguous = await signIn();
+  assert.equal([ambiguous.signIn, ambiguous.userId], ['ambiguous', '']);
+
+  const refused = await signIn('access_denied');
+  assert.equal([refused.signIn, refused.connected], ['refused', false]);
 });
 
 test.run();

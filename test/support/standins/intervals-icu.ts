@@ -67,6 +67,8 @@ export interface IntervalsIcuStandin {
   wellness: Record<string, unknown>[];
   /** Refuse the next authorization (the user clicks Deny). */
   denyNext(): void;
+  /** The athlete who approves the next authorizations (and whom the API then serves); default `options.athlete`. */
+  approveAs(athlete: { id: string; name: string }): void;
   failNext(pattern: RegExp, status: number, times?: number): void;
   failDownload(activityId: string, status: 404 | 500): void;
   /** Revokes the athlete's tokens and returns the APP_SCOPE_CHANGED event intervals.icu sends. */
@@ -81,9 +83,9 @@ const CODE_TTL_MS = 2 * 60_000;
 
 export async function startIntervalsIcuStandin(options: IntervalsIcuStandinOptions): Promise<IntervalsIcuStandin> {
   const now = options.now ?? Date.now;
-  const athlete = options.athlete ?? { id: 'i1001', name: 'Stand-in Athlete' };
+  let athlete = options.athlete ?? { id: 'i1001', name: 'Stand-in Athlete' };
   const limit = options.rateLimit ?? { requests: 10, windowMs: 1000, retryAfter: true };
-  const codes = new Map<string, { redirectUri: string; issuedAt: number; scope: string }>();
+  const codes = new Map<string, { redirectUri: string; issuedAt: number; scope: string; athlete: { id: string; name: string } }>();
   const tokens = new Map<string, { scope: string }>();
   const requests: LoggedRequest[] = [];
   const activities: StandinActivity[] = [];
@@ -149,7 +151,7 @@ export async function startIntervalsIcuStandin(options: IntervalsIcuStandinOptio
       } else {
         const code = randomBytes(12).toString('hex');
         const asked = url.searchParams.get('scope') ?? '';
-        codes.set(code, { redirectUri: redirect.href, issuedAt: now(), scope: options.grantedScope ?? asked });
+        codes.set(code, { redirectUri: redirect.href, issuedAt: now(), scope: options.grantedScope ?? asked, athlete });
         redirect.searchParams.set('code', code);
       }
       if (state !== null) redirect.searchParams.set('state', state);
@@ -165,7 +167,7 @@ export async function startIntervalsIcuStandin(options: IntervalsIcuStandinOptio
       if (!code || now() - code.issuedAt > CODE_TTL_MS) return json(response, 400, { error: 'invalid_grant' });
       const token = randomBytes(16).toString('hex');
       tokens.set(token, { scope: code.scope });
-      return json(response, 200, { token_type: 'Bearer', access_token: token, scope: code.scope, athlete: athlete });
+      return json(response, 200, { token_type: 'Bearer', access_token: token, scope: code.scope, athlete: code.athlete });
     }
     if (path.startsWith('/api/v1/')) {
       const limited = limit.files === false && /\/file$/.test(path) ? null : throttled(response);
@@ -237,6 +239,9 @@ export async function startIntervalsIcuStandin(options: IntervalsIcuStandinOptio
     wellness,
     denyNext: () => {
       deny = true;
+    },
+    approveAs: (next) => {
+      athlete = next;
     },
     failNext: (pattern, status, times = 1) => {
       faults.push({ pattern, status, times });

@@ -117,6 +117,7 @@ export async function startWahooStandin(options: WahooStandinOptions = {}) {
     return users.get(pair.userId)!;
   }
   const isReply = (value: WahooUserData | Reply): value is Reply => 'status' in value;
+  const tokenScopes = (request: StandinRequest) => pairs.get(bearerOf(request) ?? '')?.scopes ?? [];
 
   const summaryJson = (user: WahooUserData, workout: WahooWorkoutData) => workout.summary && {
     id: workout.summary.id,
@@ -183,7 +184,9 @@ export async function startWahooStandin(options: WahooStandinOptions = {}) {
     'GET /v1/user': (request) => {
       const user = userFor(request, 'user_read');
       if (isReply(user)) return user;
-      return { status: 200, body: { id: user.id, email: user.email, first: 'Test', last: 'Rider', height: user.height, weight: user.weight, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' } };
+      // "Returns the authenticated user along with email if email scope is included."
+      const email = tokenScopes(request).includes('email') ? { email: user.email } : {};
+      return { status: 200, body: { id: user.id, ...email, first: 'Test', last: 'Rider', height: user.height, weight: user.weight, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' } };
     },
 
     'GET /v1/workouts': (request) => {
