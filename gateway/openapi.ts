@@ -12,6 +12,8 @@ import { routeScopes, type RouteSpec } from './route-table.js';
 import { apiSchemas, isNamed, named } from './schemas/components.js';
 
 export const INTERFACE_VERSION = '0.113.2';
+/** Where the release notes are served (routes/changelog.ts); the document and so /docs link to them. */
+export const CHANGELOG_PATH = '/changelog';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -31,8 +33,11 @@ export function buildOpenApi(routes: RouteSpec[], options: { baseUrl: string }):
     info: {
       title: 'Threshold',
       version: INTERFACE_VERSION,
-      description: 'Training-data service: activities, analyses and an OAuth 2.0 / OpenID Connect provider.',
+      // "Dated release notes exist for changes of the API" (interface §9): Swagger UI shows this link on /docs.
+      description: 'Training-data service: activities, analyses and an OAuth 2.0 / OpenID Connect provider.\n\n'
+        + `What changed for clients, dated and newest first: [Release notes](${CHANGELOG_PATH}) (also [as Markdown](${CHANGELOG_PATH}.md)).`,
     },
+    externalDocs: { description: 'Release notes: dated changes of the API', url: `${options.baseUrl}${CHANGELOG_PATH}` },
     servers: [{ url: options.baseUrl }],
     paths,
     components: {
