@@ -37,6 +37,8 @@ COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
 COPY --from=build /app/proto proto
 COPY --from=build /app/domain/data domain/data
+# The release notes the service serves at /changelog (gateway/routes/changelog.ts reads them beside dist/).
+COPY CHANGELOG.md ./
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

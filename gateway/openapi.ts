@@ -12,6 +12,8 @@ import { routeScopes, type RouteSpec } from './route-table.js';
 import { apiSchemas, isNamed, named } from './schemas/components.js';
 
 export const INTERFACE_VERSION = '0.113.2';
+/** Where the release notes are served (routes/changelog.ts); the document and so /docs link to them. */
+export const CHANGELOG_PATH = '/changelog';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -31,8 +33,11 @@ export function buildOpenApi(routes: RouteSpec[], options: { baseUrl: string }):
     info: {
       title: 'Threshold',
       version: INTERFACE_VERSION,
-      description: 'Training-data service: activities, analyses and an OAuth 2.0 / OpenID Connect provider.',
+      // "Dated release notes exist for changes of the API" (interface §9): Swagger UI shows this link on /docs.
+      description: 'Training-data service: activities, analyses and an OAuth 2.0 / OpenID Connect provider.\n\n'
+        + `What changed for clients, dated and newest first: [Release notes](${CHANGELOG_PATH}) (also [as Markdown](${CHANGELOG_PATH}.md)).`,
     },
+    externalDocs: { description: 'Release notes: dated changes of the API', url: `${options.baseUrl}${CHANGELOG_PATH}` },
     servers: [{ url: options.baseUrl }],
     paths,
     components: {
@@ -84,10 +89,13 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): unk
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => {
-    const { description, deprecated, ...rest } = property as JsonSchema & { description?: string; deprecated?: boolean };
+    // The schema's own description, deprecation and examples belong to the parameter object.
+    const { description, deprecated, examples, ...rest } = property as JsonSchema & { description?: string; deprecated?: boolean; examples?: unknown[] };
     const parameter: Record<string, unknown> = { name, in: where, required: where === 'path' || required.has(name), schema: rest };
     if (description) parameter.description = description;
     if (deprecated) parameter.deprecated = true;
+    if (examples?.length === 1) parameter.example = examples[0];
+    else if (examples && examples.length > 1) parameter.examples = Object.fromEntries(examples.map((value, index) => [`example${index + 1}`, { value }]));
     if (rest.type === 'array') {
       parameter.style = 'form';
       parameter.explode = true;
@@ -121,11 +129,35 @@ function responses(route: RouteSpec): Record<string, unknown> {
 const JSON_SCHEMA_OPTIONS = { io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'ref' } as const;
 
 /**
+ * The metadata the document carries: each schema's own (`.describe()`, `.meta()`: description, examples,
+ * deprecated, in zod's global registry) with the component names of schemas/components.ts on top. Passing
+ * `apiSchemas` alone would drop the former.
+ */
+const documentMetadata = z.registry<Record<string, unknown>>();
+documentMetadata.get = (schema) => {
+  const own = z.globalRegistry.get(schema);
+  const name = apiSchemas.get(schema);
+  return own || name ? { ...own, ...name } : undefined;
+};
+
+/**
+ * Zod leaves out `examples` and `default` of a schema that transforms when it writes the request side;
+ * the query parameters all transform (a string becomes a number, one value an array), and their
+ * examples and defaults are as a client sends them, so they are put back.
+ */
+function keepExamplesAndDefaults({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodType; jsonSchema: JsonSchema }): void {
+  const examples = z.globalRegistry.get(zodSchema)?.examples;
+  if (examples !== undefined && jsonSchema.examples === undefined) jsonSchema.examples = examples;
+  const def = zodSchema._zod.def;
+  if (def.type === 'default' && jsonSchema.default === undefined) jsonSchema.default = (def as z.core.$ZodDefaultDef).defaultValue;
+}
+
+/**
  * JSON Schema (2020-12) of the request side of a schema, without the `$schema` key: named schemas
  * become `$ref`s to `components.schemas`, everything else is inlined.
  */
 export function toSchema(schema: z.ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, { ...JSON_SCHEMA_OPTIONS, metadata: apiSchemas }) as JsonSchema;
+  const json = z.toJSONSchema(schema, { ...JSON_SCHEMA_OPTIONS, metadata: documentMetadata, override: keepExamplesAndDefaults }) as JsonSchema;
   delete json.$schema;
   const defs = (json.$defs ?? {}) as Record<string, unknown>;
   delete json.$defs;

@@ -12,7 +12,7 @@ import { dateSchema } from '../../domain/time.js';
 import { activityListJson, NEWEST_FIRST } from '../services/activity-listing.js';
 import { ActivityDetails, ActivitySummary } from '../schemas/resources.js';
 import { recordAppMetadataRoutes } from '../app-metadata-routes.js';
-import { queryArray, queryInt, queryString } from '../schemas/query.js';
+import { pageParameters, queryArray, queryString } from '../schemas/query.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
@@ -21,8 +21,7 @@ const sportFilter = z.string().min(1).max(200);
 const ListQuery = z.object({
   start: queryString(dateSchema).optional().describe("Earliest local date of the activity's start (inclusive)"),
   end: queryString(dateSchema).optional().describe("Latest local date of the activity's start (inclusive)"),
-  limit: queryInt({ min: 1, max: 1000 }).default(50),
-  offset: queryInt({ min: 0 }).default(0),
+  ...pageParameters({ default: 50, max: 1000 }),
   sport: queryArray(sportFilter).optional().describe('Match any; a parent sport also matches its sub-sports'),
   sports: queryString(z.string().max(2000)).optional().meta({ deprecated: true, description: 'Deprecated: comma-separated sports; use repeated sport' }),
   tags: queryArray(z.string().max(200)).optional().describe('The activity must carry all of them'),
@@ -33,7 +32,7 @@ const LatestQuery = z.object({
 });
 const LATEST_PAGE = 50;
 
-const ActivityParams = z.object({ activity_id: z.string().min(1).max(64) });
+const ActivityParams = z.object({ activity_id: z.string().min(1).max(64).describe("The activity's id") });
 
 export function activityRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(

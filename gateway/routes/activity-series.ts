@@ -33,7 +33,7 @@ const metricsParameter = queryArray(z.enum(METRICS))
   .default([...DEFAULT_METRICS])
   .describe('Repeated; columns in this order, one per metric: a metric the activity lacks is a column of nulls.');
 
-const DataParams = z.object({ activity_id: z.string().min(1).max(64) });
+const DataParams = z.object({ activity_id: z.string().min(1).max(64).describe("The activity's id") });
 
 /** "segmentation_on (power or speed, optional; downsamples with the adaptive intensity segmentation codec)" */
 const segmentationParameter = queryString(z.enum(['power', 'speed'])).optional()

@@ -22,7 +22,7 @@ import type { RouteTable } from '../route-table.js';
 
 const metricParameter = queryString(z.enum(['power', 'speed']));
 
-const ActivityParams = z.object({ activity_id: z.string().min(1).max(64) });
+const ActivityParams = z.object({ activity_id: z.string().min(1).max(64).describe("The activity's id") });
 
 const MeanMaxQuery = z.object({
   metric: metricParameter.default('power').describe('power (W) or speed (m/s)'),
@@ -49,7 +49,7 @@ const LongitudinalAwdQuery = z.object({
   ...sportParameters,
   metric: metricParameter.optional().describe('power or speed; default power when every sport is cycling (or none is given), else speed'),
   ...rangeParameters,
-  format: queryString(z.enum(['parquet', 'json'])).default('parquet'),
+  format: queryString(z.enum(['parquet', 'json'])).default('parquet').describe('parquet (default) or json'),
   ...deprecatedWindowParameters,
 });
 

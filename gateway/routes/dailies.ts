@@ -7,7 +7,7 @@
  * Kept honest by test/gateway/dailies.test.ts.
  */
 import { z } from 'zod';
-import { DAILY_MEASURE_NAMES, type DailyMeasure } from '../../domain/daily-measures.js';
+import { DAILY_MEASURES, DAILY_MEASURE_NAMES, type DailyMeasure } from '../../domain/daily-measures.js';
 import { dateSchema } from '../../domain/time.js';
 import { upsertDaily } from '../../storage/dailies.js';
 import { checkDailyRange, checkDailyValue, MAX_RANGE_DAYS, readDailyRange } from '../services/dailies.js';
@@ -21,7 +21,9 @@ import type { GatewayDeps } from '../deps.js';
 const READ: ScopeByParam = { param: 'measure', cases: { menstrual_cycle_day: 'reproductive_health:read' }, otherwise: 'wellness:read' };
 const WRITE: ScopeByParam = { param: 'measure', cases: { menstrual_cycle_day: 'reproductive_health:write' }, otherwise: 'wellness:write' };
 
-const MeasureParams = z.object({ measure: z.enum(DAILY_MEASURE_NAMES) });
+/** The measures with their units: `body_mass (kg), …`. */
+const DAILY_MEASURE_DESCRIPTION = `The daily measure: ${Object.entries(DAILY_MEASURES).map(([name, spec]) => `${name} (${spec.unit})`).join(', ')}`;
+const MeasureParams = z.object({ measure: z.enum(DAILY_MEASURE_NAMES).describe(DAILY_MEASURE_DESCRIPTION) });
 const PATH = '/api/v1/dailies/{measure}';
 
 const WriteBody = z.object({

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { named } from '../schemas/components.js';
 import { decodeEventCursor, encodeEventCursor, eventBody, eventVisibleTo, type EventBody } from '../../storage/events.js';
-import { queryInt } from '../schemas/query.js';
+import { pageParameters } from '../schemas/query.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
@@ -24,7 +24,7 @@ const Cursor = z.string().max(64).refine((value) => decodeEventCursor(value) !==
 const FeedQuery = z.object({
   after: z.preprocess((value) => (Array.isArray(value) ? value[value.length - 1] : value), Cursor).optional()
     .describe('The `next` of the previous page; omitted: from the oldest event kept'),
-  limit: queryInt({ min: 1, max: EVENT_PAGE.max }).default(EVENT_PAGE.default),
+  limit: pageParameters(EVENT_PAGE).limit,
 });
 
 const EventItem = named('Event', z.object({

@@ -20,7 +20,7 @@ const ConnectedApp = named('ConnectedApplication', z.object({
   created_at: z.string().describe('When the user first connected the app (UTC)'),
   updated_at: z.string().describe('When the grant last grew (UTC)'),
 }));
-const ApplicationParams = z.object({ application_id: z.string().min(1).max(128) });
+const ApplicationParams = z.object({ application_id: z.string().min(1).max(128).describe("The application's id (its OAuth client_id)") });
 
 export function grantRoutes(table: RouteTable, deps: GatewayDeps): void {
   const { store } = deps;

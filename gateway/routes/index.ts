@@ -3,6 +3,7 @@ import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 import { systemRoutes } from './system.js';
 import { apiDocsRoutes } from './api-docs.js';
+import { changelogRoutes } from './changelog.js';
 import { wellKnownRoutes } from './well-known.js';
 import { activityByIdRoutes, activityRoutes } from './activities.js';
 import { activitySeriesRoutes } from './activity-series.js';
@@ -45,6 +46,7 @@ import { backfillStatusRoutes } from './backfill-status.js';
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
   apiDocsRoutes(table, deps);
+  changelogRoutes(table, deps);
   wellKnownRoutes(table, deps);
   authorizeRoutes(table, deps);
   oauthTokenRoutes(table, deps);

@@ -27,7 +27,7 @@ const UpdateBody = z.object({
   last_name: name.nullish().describe('New last name; empty or null clears it, omitted keeps it'),
 });
 
-const UserParams = z.object({ user_id: z.string().min(1).max(64) });
+const UserParams = z.object({ user_id: z.string().min(1).max(64).describe("The managed user's id") });
 type UserParams = z.output<typeof UserParams>;
 
 const NOT_FOUND = { description: 'No user by this id that the caller manages (the same answer either way)' };

@@ -50,7 +50,7 @@ const MarkerWrite = z
     }
   });
 
-const MarkerParams = z.object({ marker_id: z.string().min(1).max(64) });
+const MarkerParams = z.object({ marker_id: z.string().min(1).max(64).describe("The written marker's id") });
 
 export function markerRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(

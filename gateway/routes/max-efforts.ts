@@ -68,7 +68,7 @@ const MaxEffortWrite = z
     }
   });
 
-const MaxEffortParams = z.object({ max_effort_id: z.string().min(1).max(64) });
+const MaxEffortParams = z.object({ max_effort_id: z.string().min(1).max(64).describe("The max effort's id") });
 
 export function maxEffortRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(

@@ -38,7 +38,7 @@ const MAPS = {
 } as const;
 
 const dateParameter = queryString(dateSchema).optional().describe('The profile as of this date (inclusive); default today (UTC)');
-const sportParameter = queryString(rootSportSchema).optional();
+const sportParameter = queryString(rootSportSchema).optional().describe('A root sport (power: cycling or running; speed: running); sub-sports are not accepted and every activity of the sport is used; default the first of these');
 
 const CurveQuery = z.object({ date: dateParameter, durations: durationsParameter, sport: sportParameter });
 const MapQuery = z.object({ date: dateParameter, sport: sportParameter });

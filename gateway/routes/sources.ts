@@ -8,7 +8,7 @@ import type { SourceRecord } from '../../storage/store.js';
 import { readMultipartFiles } from '../multipart.js';
 import { presentSource } from '../presenters/source.js';
 import { Source } from '../schemas/resources.js';
-import { queryInt, queryString } from '../schemas/query.js';
+import { pageParameters, queryString } from '../schemas/query.js';
 import { listSources as sourcesOf, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
 import { acceptSource } from '../../storage/sources.js';
 import type { RouteTable } from '../route-table.js';
@@ -19,13 +19,12 @@ const UploadBody = z.object({
 });
 
 const ListQuery = z.object({
-  status: queryString(z.enum(['processing', 'processed', 'failed'])).optional(),
-  origin: queryString(z.enum(['manual_upload', 'garmin_connect', 'intervals_icu', 'wahoo'])).optional(),
-  limit: queryInt({ min: 1, max: 1000 }).default(50),
-  offset: queryInt({ min: 0 }).default(0),
+  status: queryString(z.enum(['processing', 'processed', 'failed'])).optional().describe('Only sources in this state'),
+  origin: queryString(z.enum(['manual_upload', 'garmin_connect', 'intervals_icu', 'wahoo'])).optional().describe('Only sources that came this way: uploaded by hand, or from that provider'),
+  ...pageParameters({ default: 50, max: 1000 }),
 });
 
-const SourceParams = z.object({ source_id: z.string().min(1).max(64) });
+const SourceParams = z.object({ source_id: z.string().min(1).max(64).describe("The upload source's id (each file's entry in the upload's 202 answer)") });
 
 export function sourceRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(

@@ -29,7 +29,7 @@ import { authorizeTeam, authorizedTeams, revokeTeamAuthorization, teamAuthorizer
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
-const TeamParams = z.object({ team_id: z.string().min(1).max(64) });
+const TeamParams = z.object({ team_id: z.string().min(1).max(64).describe("The team's id") });
 type TeamParams = z.output<typeof TeamParams>;
 
 const UsersQuery = z.object({

@@ -10,7 +10,7 @@ import { BatchConditionError, type Filter, type TestRecord } from '../../storage
 import { dateSchema } from '../../domain/time.js';
 import { newEvent } from '../../storage/events.js';
 import { sportFilters, sportParameters } from '../schemas/activity-filters.js';
-import { queryArray, queryInt, queryString } from '../schemas/query.js';
+import { pageParameters, queryArray, queryString } from '../schemas/query.js';
 import { TestDetails, TestSummary, TestWrite, type TestInput } from '../schemas/records.js';
 import { completeResults, presentTestSummary } from '../presenters/test-record.js';
 import { presentActivitySummary } from '../presenters/activity.js';
@@ -34,11 +34,10 @@ const ListQuery = z.object({
   ...sportParameters,
   tags: queryArray(z.string().max(200)).optional().describe('The test must carry all of them'),
   created_by: queryString(z.string().min(1).max(64)).optional().describe("Only tests written by this application id ('user': with a personal token)"),
-  limit: queryInt({ min: 1, max: TEST_PAGE.max }).default(TEST_PAGE.default),
-  offset: queryInt({ min: 0 }).default(0),
+  ...pageParameters(TEST_PAGE),
 });
 
-const TestParams = z.object({ test_id: z.string().min(1).max(64) });
+const TestParams = z.object({ test_id: z.string().min(1).max(64).describe("The test's id") });
 const DetailsQuery = z.object({
   traces: queryString(z.enum(['auto', 'linked'])).default('auto')
     .describe('auto: traces in the time range plus traces linked to this test minus traces linked to another; linked: only linked ones'),

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Filter, TraceRecord } from '../../storage/store.js';
 import { dateSchema } from '../../domain/time.js';
 import { sportFilters, sportParameters } from '../schemas/activity-filters.js';
-import { queryArray, queryInt, queryString } from '../schemas/query.js';
+import { pageParameters, queryArray, queryString } from '../schemas/query.js';
 import { Trace, TraceWrite, type TraceInput } from '../schemas/records.js';
 import { ownTrace, presentTraces, traceFromInput } from '../services/traces.js';
 import { sportPage } from '../services/sport-page.js';
@@ -22,13 +22,12 @@ export const TRACE_PAGE = { default: 100, max: 1000 } as const;
 const ListQuery = z.object({
   start: queryString(dateSchema).optional().describe("Earliest local date of the trace's timestamp (inclusive)"),
   end: queryString(dateSchema).optional().describe("Latest local date of the trace's timestamp (inclusive)"),
-  limit: queryInt({ min: 1, max: TRACE_PAGE.max }).default(TRACE_PAGE.default),
-  offset: queryInt({ min: 0 }).default(0),
+  ...pageParameters(TRACE_PAGE),
   ...sportParameters,
   tags: queryArray(z.string().max(200)).optional().describe('The trace must carry all of them'),
 });
 
-const TraceParams = z.object({ trace_id: z.string().min(1).max(64) });
+const TraceParams = z.object({ trace_id: z.string().min(1).max(64).describe("The trace's id") });
 const NEWEST_FIRST = { timestamp: -1 } as const;
 
 export function traceRoutes(table: RouteTable, deps: GatewayDeps): void {

@@ -11,13 +11,14 @@ import { ValidationError } from '../errors.js';
 import { queryArray, queryInt, queryString } from './query.js';
 
 export const sportParameters = {
-  sport: queryArray(z.string().min(1).max(200)).optional().describe('Repeated; match any. A parent sport also matches its sub-sports'),
+  sport: queryArray(z.string().min(1).max(200)).optional()
+    .meta({ description: 'Repeated; match any. A parent sport also matches its sub-sports', examples: [['cycling']] }),
   sports: queryString(z.string().max(2000)).optional().meta({ deprecated: true, description: 'Deprecated: comma-separated sports; use repeated sport' }),
 };
 
 export const rangeParameters = {
-  start: queryString(dateSchema).optional().describe("Earliest local date of an activity's start (inclusive)"),
-  end: queryString(dateSchema).optional().describe("Latest local date of an activity's start (inclusive); default today (UTC)"),
+  start: queryString(dateSchema).optional().meta({ description: "Earliest local date of an activity's start (inclusive)", examples: ['2026-01-01'] }),
+  end: queryString(dateSchema).optional().meta({ description: "Latest local date of an activity's start (inclusive); default today (UTC)", examples: ['2026-03-31'] }),
 };
 
 export const deprecatedWindowParameters = {

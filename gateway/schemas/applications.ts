@@ -50,8 +50,8 @@ export const CreateApplicationBody = z.object({
 
 export const EnsurePageBody = z.object({ slug: z.string().describe('Lower-cased; 3 to 63 letters, digits and single hyphens') });
 export const CreatePageBody = z.object({ application_id: z.string(), slug: z.string() });
-export const PageSlugParams = z.object({ slug: z.string().max(100) });
-export const ApplicationIdParams = z.object({ application_id: z.string().max(64) });
+export const PageSlugParams = z.object({ slug: z.string().max(100).describe("The page's slug: the first label of its address") });
+export const ApplicationIdParams = z.object({ application_id: z.string().max(64).describe("The application's id (its OAuth client_id)") });
 export const DeployBody = z.object({
   files: z.array(z.string().meta({ format: 'binary' })).describe('Repeated field; each part\'s filename is its relative path inside the page'),
 });

@@ -11,7 +11,10 @@ import { queryString } from './query.js';
 /** "durations: omitted → 19 defaults; all → the full grid; otherwise a comma-separated list of seconds." */
 export const durationsParameter = queryString(z.string().max(20_000).regex(/^\s*(all|\d{1,9}(\s*,\s*\d{1,9})*)\s*$/, 'durations must be "all" or comma-separated whole seconds, e.g. 5,60,300'))
   .optional()
-  .describe('Omitted: the 19 default durations. `all`: 1 s steps to 3 min, then 5 s to 10 min, 10 s to 20 min, 30 s to 60 min, 60 s beyond. Otherwise comma-separated seconds.');
+  .meta({
+    description: 'Omitted: the 19 default durations. `all`: 1 s steps to 3 min, then 5 s to 10 min, 10 s to 20 min, 30 s to 60 min, 60 s beyond. Otherwise comma-separated seconds.',
+    examples: ['5,60,300,1200'],
+  });
 
 /** The parameter's value as the engine takes it: [] (defaults), 'all', or the seconds; a 422 beyond the limits. */
 export function requestedDurations(text: string | undefined): number[] | 'all' {

@@ -42,3 +42,11 @@ export function queryArray<T extends z.ZodType>(item: T, options: { max?: number
 export function queryString<T extends z.ZodType = z.ZodString>(inner?: T) {
   return z.preprocess(last, (inner ?? z.string()) as T);
 }
+
+/** `limit` and `offset` of a paged list: `page.default` entries per page, at most `page.max`. */
+export function pageParameters(page: { default: number; max: number }) {
+  return {
+    limit: queryInt({ min: 1, max: page.max }).default(page.default).describe(`Entries per page: 1 to ${page.max}, default ${page.default}`),
+    offset: queryInt({ min: 0 }).default(0).describe('Entries to skip before the page (default 0)'),
+  };
+}

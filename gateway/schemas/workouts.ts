@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { named } from './components.js';
 import { dateSchema, instantSchema } from '../../domain/time.js';
 import { swfSchema, INTENSITY_QUANTITIES, VOLUME_QUANTITIES } from '../../domain/workouts/swf.js';
-import { queryInt, queryString } from './query.js';
+import { pageParameters, queryString } from './query.js';
 
 export const MAX_PARAMETERS_BYTES = 4096;
 const DAY_MS = 86_400_000;
@@ -60,11 +60,10 @@ export const ScheduleListQuery = z.object({
   application_id: queryString(z.string().min(1).max(64)).optional().describe('Only workouts scheduled by this application'),
   start: queryString(dateSchema).optional().describe("Earliest local date of the workout's start (inclusive)"),
   end: queryString(dateSchema).optional().describe("Latest local date of the workout's start (inclusive)"),
-  limit: queryInt({ min: 1, max: WorkoutPage.max }).default(WorkoutPage.default),
-  offset: queryInt({ min: 0 }).default(0),
+  ...pageParameters(WorkoutPage),
 });
 
-export const WorkoutParams = z.object({ workout_id: z.string().min(1).max(64) });
+export const WorkoutParams = z.object({ workout_id: z.string().min(1).max(64).describe("The scheduled workout's id") });
 
 /**
  * The SWF's JSON Schema for the OpenAPI document's request body (the request field itself is validated

@@ -3,7 +3,7 @@
  * request leaves it, no CSP violation), lists every named schema, expands an operation's response, and looks
  * right at desktop and phone size (screenshots in test-artifacts/screenshots/): on the phone nothing is wider
  * than the screen, neither the operation list nor an expanded response with its schema
- * (gateway/pages/api-docs-style.ts).
+ * (gateway/pages/api-docs-style.ts). The release notes are linked from the page and open at /changelog.
  */
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -71,6 +71,28 @@ docs('renders every operation from this origin only, and an operation shows its 
     await assertFits(page, `${size.name} expanded response`);
     assert.equal(foreign, [], 'no request leaves the service');
     assert.equal(problems, [], 'no console error (a CSP violation would be one)');
+    await page.close();
+  }
+});
+
+docs('links the release notes: the link is visible above the operations and opens the dated entries, newest first', async ({ stack, browser }) => {
+  const newest = /^## (\d{4}-\d{2}-\d{2} \(interface [^)]+\))$/m.exec(await (await stack.get('/changelog.md')).text())![1]!;
+  for (const size of SIZES) {
+    const page = await browser.newPage({ viewport: { width: size.width, height: size.height } });
+    await page.goto(`${stack.baseUrl}/docs`);
+    const link = page.locator('.info .description').getByRole('link', { name: 'Release notes', exact: true });
+    await link.waitFor({ timeout: 20_000 });
+    assert.ok(await link.isVisible(), `${size.name}: the link is visible`);
+    // Swagger UI opens the description's links in a new tab.
+    const [notes] = await Promise.all([page.waitForEvent('popup'), link.click()]);
+    await notes.waitForLoadState();
+    assert.is(notes.url(), `${stack.baseUrl}/changelog`);
+    assert.is(await notes.locator('h1').textContent(), 'Release notes');
+    assert.is(await notes.locator('h2').first().textContent(), newest);
+    await notes.screenshot({ path: path.join(ARTIFACTS, `${size.name}-changelog.png`) });
+    const widths = await notes.evaluate<{ document: number; viewport: number }>('({ document: document.documentElement.scrollWidth, viewport: window.innerWidth })');
+    assert.ok(widths.document <= widths.viewport, `${size.name}: the release notes are ${widths.document}px wide in a ${widths.viewport}px viewport`);
+    assert.is(await page.locator('.info a.info__extdocs').getAttribute('href'), `${stack.baseUrl}/changelog`);
     await page.close();
   }
 });

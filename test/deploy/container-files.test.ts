@@ -23,6 +23,13 @@ files('every path the Dockerfile copies from the build context exists', () => {
   for (const sources of copies) for (const source of sources) assert.ok(fs.existsSync(path.join(REPO_ROOT, source)), `COPY ${source}`);
 });
 
+files('the image keeps CHANGELOG.md beside dist/, where the gateway reads the release notes it serves', () => {
+  const runtime = read('Dockerfile').split(/^FROM /m).at(-1)!;
+  assert.match(runtime, /^COPY --from=build \/app\/dist dist$/m);
+  assert.match(runtime, /^COPY CHANGELOG\.md \.\/$/m);
+  assert.match(read('gateway/routes/changelog.ts'), "'../../../CHANGELOG.md'");
+});
+
 files('the image and every compose service run a built entry point', () => {
   const cmd = /^CMD (\[.+\])$/m.exec(read('Dockerfile'));
   const commands: string[][] = [JSON.parse(cmd![1]!) as string[]];

@@ -44,6 +44,45 @@ types('Parquet, text and the token endpoint are described as what they are', ({ 
   assert.is(document.components.securitySchemes.basic.scheme, 'basic');
 });
 
+interface Parameter { name: string; in: string; description?: string; deprecated?: boolean; example?: unknown; schema: Record<string, unknown> }
+
+/** Every operation's parameters, as `operationId` → parameters. */
+function parametersOf(document: Record<string, any>): [string, Parameter[]][] {
+  return Object.values(document.paths as Record<string, Record<string, { operationId: string; parameters?: Parameter[] }>>)
+    .flatMap((methods) => Object.values(methods).map((operation): [string, Parameter[]] => [operation.operationId, operation.parameters ?? []]));
+}
+
+types('every parameter says what it means; date, window_days and sports are deprecated, and nothing else is', ({ document }) => {
+  const all = parametersOf(document).flatMap(([id, parameters]) => parameters.map((parameter) => ({ id, ...parameter })));
+  assert.ok(all.length >= 130, `${all.length} parameters`);
+  const undescribed = all.filter((parameter) => !parameter.description?.trim()).map((parameter) => `${parameter.id} ${parameter.in} ${parameter.name}`);
+  assert.equal(undescribed, []);
+  const deprecated = new Set(all.filter((parameter) => parameter.deprecated).map((parameter) => parameter.name));
+  assert.equal([...deprecated].sort(), ['date', 'sports', 'window_days']);
+  for (const parameter of all.filter((candidate) => ['sports', 'window_days'].includes(candidate.name))) assert.is(parameter.deprecated, true, `${parameter.id} ${parameter.name}`);
+  // date is deprecated where it is the end of the longitudinal window, not where it is the profile's day.
+  const longitudinal = Object.fromEntries(parametersOf(document));
+  for (const id of ['getLongitudinalMeanMax', 'getLongitudinalAccumulatedWorkDuration']) {
+    assert.is(longitudinal[id]!.find((parameter) => parameter.name === 'date')!.deprecated, true, `${id} date`);
+  }
+  assert.is(longitudinal.getIntensityDurationModelPower!.find((parameter) => parameter.name === 'date')!.deprecated, undefined);
+});
+
+types("a parameter carries its schema's example, default and format, and its description sits on the parameter", ({ document }) => {
+  const meanMax = (document.paths['/api/v1/activities/longitudinal-mean-max'].get.parameters as Parameter[]);
+  const durations = meanMax.find((parameter) => parameter.name === 'durations')!;
+  assert.is(durations.example, '5,60,300,1200');
+  assert.match(durations.description!, '19 default durations');
+  assert.is(durations.schema.description, undefined);
+  assert.is(durations.schema.examples, undefined);
+  const start = meanMax.find((parameter) => parameter.name === 'start')!;
+  assert.equal(start.schema, { type: 'string', format: 'date' });
+  assert.is(start.example, '2026-01-01');
+  const list = (document.paths['/api/v1/activities/'].get.parameters as Parameter[]);
+  assert.is(list.find((parameter) => parameter.name === 'limit')!.schema.default, 50);
+  assert.match(list.find((parameter) => parameter.name === 'limit')!.description!, 'default 50');
+});
+
 types('the document passes the lint rules of redocly.yaml, which record the deliberate trailing slashes', async ({ text }) => {
   const config = await loadConfig({ configPath: path.join(REPO_ROOT, 'redocly.yaml') });
   const problems = await lintFromString({ source: text, absoluteRef: 'openapi.json', config });
