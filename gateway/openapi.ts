@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { routeScopes, type RouteSpec } from './route-table.js';
-import { apiSchemas, isNamed, named } from './schemas/components.js';
+import { apiSchemas, isNamed, JSON_SCHEMA_OPTIONS, named } from './schemas/components.js';
 
 export const INTERFACE_VERSION = '0.113.2';
 
@@ -117,8 +117,6 @@ function responses(route: RouteSpec): Record<string, unknown> {
   }
   return out;
 }
-
-const JSON_SCHEMA_OPTIONS = { io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'ref' } as const;
 
 /**
  * JSON Schema (2020-12) of the request side of a schema, without the `$schema` key: named schemas
