@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { routeScopes, type RouteSpec } from './route-table.js';
-import { apiSchemas, isNamed, named } from './schemas/components.js';
+import { apiSchemas, isNamed, JSON_SCHEMA_OPTIONS, named } from './schemas/components.js';
 
 export const INTERFACE_VERSION = '0.113.2';
 /** Where the release notes are served (routes/changelog.ts); the document and so /docs link to them. */
@@ -125,8 +125,6 @@ function responses(route: RouteSpec): Record<string, unknown> {
   }
   return out;
 }
-
-const JSON_SCHEMA_OPTIONS = { io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'ref' } as const;
 
 /**
  * The metadata the document carries: each schema's own (`.describe()`, `.meta()`: description, examples,

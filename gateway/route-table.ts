@@ -8,6 +8,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import { validate } from './middleware/validate.js';
+import { writeJson } from './middleware/write-json.js';
 import type { Scope } from './auth/scopes.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -86,6 +87,9 @@ export class RouteTable {
   /** Mounts a route; more than one handler runs as a chain (a route's own guard, then its handler). */
   add(spec: RouteSpec, ...handlers: Middleware[]): this {
     const chain: Middleware[] = [];
+    // First in, last out: it writes the handler's body with the declared schema (floats with a decimal point).
+    const writeBody = writeJson(spec.responses);
+    if (writeBody) chain.push(writeBody);
     if (spec.auth === 'bearer') chain.push(this.steps.authenticate);
     if (spec.refuseDelegated) chain.push(this.steps.refuseDelegated);
     if (spec.scope) chain.push(scopeStep(spec.scope, this.steps.requireScope));

@@ -10,10 +10,11 @@ const SUMMARY_FIELDS = ['mean', 'min', 'max', 'sum', 'start', 'end', 'gain', 'lo
 
 /**
  * The format version of stored activity listings (presenters/listing.ts): bump it with any change to the JSON
- * `presentActivityListing` gives (fields, order, formatting), and every stored listing is derived again.
+ * `presentActivityListing` gives (fields, order, formatting), and every stored listing is derived again on
+ * its next read (services/listing-page.ts). Version 3: float-typed fields written with a decimal point.
  * test/gateway/activity-list.test.ts pins that JSON for one record.
  */
-export const ACTIVITY_LISTING_VERSION = 2;
+export const ACTIVITY_LISTING_VERSION = 3;
 
 /**
  * The fields a stored listing stops before, presented per request: `traces` (a trace written later must show;

@@ -8,13 +8,14 @@
  * test/gateway/activity-list.test.ts checks pages against the presenters byte for byte.
  */
 import type { JsonObject } from '../../storage/store.js';
+import type { JsonWriter } from './json-writer.js';
 
 /**
  * The listing of a presented summary whose last fields, `tail` (ending with `app_metadata`), are all null:
- * its JSON cut before them.
+ * its JSON as `write` (the listed shape's jsonWriter: floats with a decimal point) writes it, cut before them.
  */
-export function listingOf(presented: { app_metadata: null }, tail: readonly string[]): string {
-  const json = JSON.stringify(presented);
+export function listingOf(presented: { app_metadata: null }, tail: readonly string[], write: JsonWriter): string {
+  const json = write(presented) ?? '';
   const suffix = `${tail.map((field) => `"${field}":null`).join(',')}}`;
   if (!json.endsWith(`,${suffix}`)) throw new Error(`listing: ${tail.join(', ')} must be the last fields of a listed shape, each null`);
   return json.slice(0, -suffix.length);

@@ -22,3 +22,20 @@ export function named<T extends z.ZodType>(id: string, schema: T): T {
 export function isNamed(id: string): boolean {
   return byName.has(id);
 }
+
+/**
+ * The schema named `id`, for a getter in a shape (`get traces() { return z.array(namedSchema('Trace')) }`),
+ * read when the shape is first used: a schema that holds one defined in a module importing its own (an
+ * activity's traces, each a Trace that holds an activity) without an import cycle.
+ */
+export function namedSchema(id: string): z.ZodType {
+  const schema = byName.get(id);
+  if (schema === undefined) throw new Error(`schema ${id} is not named (is its module loaded?)`);
+  return schema;
+}
+
+/**
+ * zod → JSON Schema as the OpenAPI document converts it (gateway/openapi.ts), and as the JSON writer reads
+ * it (presenters/json-writer.ts: `number` fields written as floats), so both read one declaration alike.
+ */
+export const JSON_SCHEMA_OPTIONS = { io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'ref' } as const;

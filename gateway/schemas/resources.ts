@@ -3,7 +3,7 @@
  * values; these describe them). Field lists follow interface §2 and gaps.md "Shapes".
  */
 import { z } from 'zod';
-import { named } from './components.js';
+import { named, namedSchema } from './components.js';
 
 const instant = z.string().meta({ format: 'date-time', description: 'UTC instant, ISO 8601 with Z' });
 const local = z.string().meta({ description: 'Naive local wall-clock time, no offset' });
@@ -18,6 +18,13 @@ const SummaryBlocks = z.record(z.string(), MetricSummary).meta({ description: 'B
 
 export const Lap = named('Lap', z.object({ start: instant, end: instant, start_local: local, end_local: local, duration }).catchall(MetricSummary));
 
+/**
+ * An activity's traces: each a Trace (schemas/records.ts, which imports this file; read through a getter), its
+ * activity null. One per shape that holds it, so the JSON Schema cycle Activity → Trace → Activity runs
+ * through named schemas only.
+ */
+const activityTraces = () => z.array(namedSchema('Trace')).nullable();
+
 export const ActivitySummary = named('ActivitySummary', z.object({
   id: z.string(),
   sport: z.string().meta({ description: 'Open Sport Taxonomy' }),
@@ -31,11 +38,19 @@ export const ActivitySummary = named('ActivitySummary', z.object({
   tags: z.array(z.string()),
   summary: SummaryBlocks.nullable(),
   laps: z.array(Lap).nullable(),
-  traces: z.array(z.object({}).passthrough()).nullable(),
+  get traces() {
+    return activityTraces();
+  },
   app_metadata: z.record(z.string(), z.unknown()).nullable(),
 }));
 
-export const ActivityDetails = named('ActivityDetails', ActivitySummary.extend({ distance: z.number().nullable(), devices: z.array(z.string()) }));
+export const ActivityDetails = named('ActivityDetails', ActivitySummary.extend({
+  get traces() {
+    return activityTraces();
+  },
+  distance: z.number().nullable(),
+  devices: z.array(z.string()),
+}));
 
 export const Source = named('Source', z.object({
   id: z.string(),

@@ -8,6 +8,7 @@ import type { ActivityRecord, Filter } from '../../storage/store.js';
 import type { Principal } from '../auth/access-tokens.js';
 import type { GatewayDeps } from '../deps.js';
 import { ACTIVITY_LISTING_TAIL, ACTIVITY_LISTING_VERSION, presentActivityListing } from '../presenters/activity.js';
+import { ActivitySummary } from '../schemas/resources.js';
 import { activityTracesResolver } from './activity-traces.js';
 import { listingPage, type ListingKind } from './listing-page.js';
 import { sportPage } from './sport-page.js';
@@ -29,7 +30,7 @@ export interface ActivityListQuery {
 function activityListings(deps: GatewayDeps, principal: Principal): ListingKind<ActivityRecord> {
   return {
     collection: deps.store.activities, version: ACTIVITY_LISTING_VERSION, present: presentActivityListing,
-    tail: ACTIVITY_LISTING_TAIL, resolve: activityTracesResolver(deps.store, principal),
+    schema: ActivitySummary, tail: ACTIVITY_LISTING_TAIL, resolve: activityTracesResolver(deps.store, principal),
   };
 }
 

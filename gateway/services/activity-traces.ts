@@ -7,13 +7,17 @@
  * stored still shows (services/listing-page.ts splices the result in). Kept honest by
  * test/gateway/traces.test.ts.
  */
+import { z } from 'zod';
 import type { LapRecord, Store, TraceRecord } from '../../storage/store.js';
 import type { Principal } from '../auth/access-tokens.js';
 import { listingSpan } from '../presenters/activity.js';
+import { jsonWriter } from '../presenters/json-writer.js';
 import { presentTrace } from '../presenters/trace.js';
+import { Trace } from '../schemas/records.js';
 import { lapAt, testLinks } from './trace-links.js';
 
 const RANGES_PER_QUERY = 200;
+const TRACES = z.array(Trace);
 
 export interface ActivitySpan {
   id: string;
@@ -60,6 +64,7 @@ export function activityTracesResolver(store: Store, principal: Principal & { us
   return async (entries: { id: string; listing: string }[]): Promise<Map<string, string[]>> => {
     const spans = entries.map((entry) => ({ id: entry.id, ...listingSpan(entry.listing) }));
     const traces = await tracesByActivity(store, principal.userId, spans, principal);
-    return new Map([...traces].map(([id, list]) => [id, [JSON.stringify(list)]]));
+    const write = jsonWriter(TRACES);
+    return new Map([...traces].map(([id, list]) => [id, [list.length === 0 ? '[]' : write(list)]]));
   };
 }

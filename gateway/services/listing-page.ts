@@ -11,6 +11,8 @@
  * test/gateway/activity-list.test.ts compares the two.
  */
 import type { AppMetadata, Collection, Filter, FindOptions, JsonObject } from '../../storage/store.js';
+import type { z } from 'zod';
+import { jsonWriter } from '../presenters/json-writer.js';
 import { listingEntry, listingOf } from '../presenters/listing.js';
 
 /** A record a list endpoint answers: the fields the page reads. */
@@ -28,6 +30,8 @@ export interface ListingKind<T extends Listable> {
   version: number;
   /** The record as listed, its last fields (`tail`) null. */
   present(record: T): { app_metadata: null };
+  /** The listed shape (its float-typed fields are written with a decimal point; presenters/json-writer.ts). */
+  schema: z.ZodType;
   /** The fields presented per request, last in the shape, in order; the last is `app_metadata`. */
   tail: readonly string[];
   /**
@@ -71,8 +75,9 @@ export async function listingPage<T extends Listable>(
 async function derive<T extends Listable>(kind: ListingKind<T>, ids: string[]): Promise<Map<string, Row>> {
   const records = await kind.collection.find({ id: { $in: ids } } as unknown as Filter<T>);
   const rows = new Map<string, Row>();
+  const write = jsonWriter(kind.schema);
   await Promise.all(records.map(async (record) => {
-    const listing = listingOf(kind.present(record), kind.tail);
+    const listing = listingOf(kind.present(record), kind.tail, write);
     rows.set(record.id, { id: record.id, listing, listing_version: kind.version, app_metadata: record.app_metadata });
     await kind.collection.updateOne(
       { id: record.id, updated_at: record.updated_at } as Filter<T>,

@@ -12,8 +12,11 @@ import { activity, T0 } from '../storage/records.js';
 import { createApplication } from '../../gateway/services/accounts.js';
 import { ACTIVITY_LISTING_TAIL, ACTIVITY_LISTING_VERSION, listingSpan, presentActivitySummary } from '../../gateway/presenters/activity.js';
 import { listingOf } from '../../gateway/presenters/listing.js';
+import { jsonWriter } from '../../gateway/presenters/json-writer.js';
+import { ActivitySummary } from '../../gateway/schemas/resources.js';
 import type { Principal } from '../../gateway/auth/access-tokens.js';
 import type { ActivityRecord, Filter } from '../../storage/store.js';
+import { z } from 'zod';
 
 interface Context {
   stack: TestStack;
@@ -52,10 +55,10 @@ list.after(async (context) => {
   await context.stack.close();
 });
 
-/** What the list answered before listings: the presenter over `find`'s records, serialised as Koa does. */
+/** What the list answered before listings: the presenter over `find`'s records, serialised as the API's JSON writer does. */
 async function presented(context: Context, filter: Filter<ActivityRecord>, applicationId: string | null, page: { limit?: number; offset?: number } = {}): Promise<string> {
   const found = await context.stack.store.activities.find({ user_id: context.userId, ...filter }, { sort: { start: -1 }, ...page });
-  return JSON.stringify(found.map((record) => presentActivitySummary(record, { applicationId } as Principal, [])));
+  return jsonWriter(z.array(ActivitySummary))(found.map((record) => presentActivitySummary(record, { applicationId } as Principal, [])));
 }
 
 async function listed(context: Context, query: string, token: string): Promise<string> {
@@ -72,13 +75,14 @@ list('pins the JSON of one activity summary: a change to it needs a new ACTIVITY
   });
   const golden = '{"id":"act-golden","sport":"cycling.road","start":"2024-01-01T00:00:00Z","end":"2024-01-01T01:00:00Z",'
     + '"start_local":"2023-12-31T18:30:00","end_local":"2023-12-31T19:30:00","duration":"PT1H","metrics":["power","heart_rate"],'
-    + '"source_id":"src-act-golden","tags":["race","Ünïcode \\"q\\""],"summary":{"power":{"mean":231.123456789,"min":0,"max":812,"sum":null},'
+    + '"source_id":"src-act-golden","tags":["race","Ünïcode \\"q\\""],"summary":{"power":{"mean":231.123456789,"min":0.0,"max":812.0,"sum":null},'
     + '"speed":{"mean":0.30000000000000004,"start":1e+21,"end":5e-7}},"laps":[{"start":"2024-01-01T00:00:00Z","end":"2024-01-01T00:10:00Z",'
-    + '"start_local":"2024-01-01T01:00:00","end_local":"2024-01-01T01:10:00","duration":"PT10M","heart_rate":{"mean":151,"max":null}}],'
+    + '"start_local":"2024-01-01T01:00:00","end_local":"2024-01-01T01:10:00","duration":"PT10M","heart_rate":{"mean":151.0,"max":null}}],'
     + '"traces":null,"app_metadata":{"note":"hello","nested":{"list":[1,"two",null,true]}}}';
-  assert.is(JSON.stringify(presentActivitySummary(record, { applicationId: 'app1' } as Principal)), golden);
-  assert.is(ACTIVITY_LISTING_VERSION, 2);
-  const listing = listingOf({ ...presentActivitySummary(record, { applicationId: null } as Principal), app_metadata: null }, ACTIVITY_LISTING_TAIL);
+  const write = jsonWriter(ActivitySummary);
+  assert.is(write(presentActivitySummary(record, { applicationId: 'app1' } as Principal)), golden);
+  assert.is(ACTIVITY_LISTING_VERSION, 3);
+  const listing = listingOf({ ...presentActivitySummary(record, { applicationId: null } as Principal), app_metadata: null }, ACTIVITY_LISTING_TAIL, write);
   assert.ok(golden.startsWith(listing) && listing.endsWith('}}],'), 'the listing stops before traces and app_metadata');
   assert.equal(listingSpan(listing), { start: record.start, end: record.end }, "the span read from the listing's text");
 });

@@ -134,6 +134,12 @@ models('a month of rides, a body mass and a declared marker: the curve follows t
   const seiler = (await api.get(`/api/v1/profile/zones?sport=cycling&quantity=power&zone_system=three_zone&date=${DATE}`)).body.zones as { lower: number; upper: number }[];
   assert.equal(seiler.map((zone) => [zone.lower, zone.upper]), [[0, markers.first_threshold.value], [markers.first_threshold.value, secondThreshold], [secondThreshold, markers.max_aerobic_power.value]]);
 
+  // Floats as the reference writes them (gaps.md "`4998.0`"): whole W with a decimal point in the raw text, durations whole.
+  const raw = async (path: string) => (await fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } })).text();
+  assert.match(await raw(`/api/v1/profile/intensity-duration-model/power?date=${DATE}&durations=5,300,1200`), /^\{"curve":\[\{"duration":5,"intensity":\d+\.0\},/);
+  assert.match(await raw(`/api/v1/profile/metabolic-map/power?date=${DATE}`), /"lt2":\{"value":262\.0,"provenance":"declared"\}/);
+  assert.match(await raw(`/api/v1/profile/zones?sport=cycling&quantity=power&zone_system=three_zone&date=${DATE}`), /"lower":0\.0,/);
+
   // The template week of the same season: the week of DATE (the ride of the 24th) is not complete, so three
   // Monday rides of 4,655 s in 12 weeks: a mean of 1,164 s, a median of 0 and no sport in 4 of the 12 weeks.
   const week = await api.get(`/api/v1/profile/template-week?date=${DATE}`);
