@@ -27,7 +27,7 @@ export function clientsidePrivacyPage(): PageOptions {
 <li>The app has no server of its own: your training data, your email address and the app's access to your account (its tokens) are not sent to the developer or to anyone else.</li>
 <li>Whatever the app keeps, it keeps in your browser's storage for this app's page. Clearing your browser's site data for the page removes it.</li>
 </ul>
-<p>This Threshold service stores your data and what you allowed each app, as its own privacy statement describes. The app's page is served by this service from its own address, apart from your account's pages.</p>
+<p>This Threshold service stores your data and what you allowed each app, as its own <a href="/legal/privacy">privacy statement</a> describes. The app's page is served by this service from its own address, apart from your account's pages.</p>
 <p>You can remove any app's access at any time under <a href="/account">your account</a>; the app then can no longer read or change anything.</p>
 <p class="muted">If an app that links here does send your data elsewhere, it breaks this policy: tell the people who run this Threshold service.</p>`,
   };

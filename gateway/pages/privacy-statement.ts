@@ -1,5 +1,5 @@
 /**
- * The instance's privacy statement (served at /legal/privacy by routes/privacy-statement.ts): what this
+ * The instance's privacy statement (served at /legal/privacy by routes/legal.ts): what this
  * service keeps, who sees it, and how a person takes it back. It is also the privacy statement a team
  * stored without its own answers with (services/team-links.ts). Plain facts of this codebase, not
  * legal advice: an operator who needs more links their own statement from their sign-in pages.

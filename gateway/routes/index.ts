@@ -18,7 +18,6 @@ import { profileAppMetadataRoutes } from './profile-app-metadata.js';
 import { sourceRoutes } from './sources.js';
 import { signInRoutes } from './sign-in.js';
 import { accountRoutes } from './account.js';
-import { clientsidePrivacyRoutes } from './client-side-privacy.js';
 import { athletePageRoutes } from './athlete-pages.js';
 import { authorizeRoutes } from './authorize.js';
 import { oauthTokenRoutes } from './oauth-token.js';
@@ -37,7 +36,7 @@ import { applicationRoutes } from './applications.js';
 import { pageRoutes } from './pages.js';
 import { teamPageRoutes } from './team-pages.js';
 import { teamProfileRoutes } from './team-profile.js';
-import { privacyStatementRoutes } from './privacy-statement.js';
+import { legalRoutes } from './legal.js';
 import { eventRoutes } from './events.js';
 import { webhookPageRoutes } from './account-webhooks.js';
 import { integrationRoutes } from './integrations.js';
@@ -54,7 +53,6 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   grantRoutes(table, deps);
   signInRoutes(table, deps);
   accountRoutes(table, deps);
-  clientsidePrivacyRoutes(table);
   athletePageRoutes(table, deps);
   userRoutes(table, deps);
   managedUserRoutes(table, deps);
@@ -82,7 +80,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   portalRoutes(table, deps);
   teamPageRoutes(table, deps);
   teamProfileRoutes(table, deps);
-  privacyStatementRoutes(table, deps);
+  legalRoutes(table, deps);
   integrationRoutes(table, deps);
   backfillStatusRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.

@@ -8,7 +8,7 @@
  *   image              an SVG of the team's initials /teams/{id}/image.svg
  *   privacy_statement  the instance's statement      /legal/privacy
  *
- * routes/team-profile.ts and routes/privacy-statement.ts serve them. Kept honest by
+ * routes/team-profile.ts and routes/legal.ts serve them. Kept honest by
  * test/gateway/team-links.test.ts.
  */
 import type { TeamRecord } from '../../storage/store.js';
