@@ -2,12 +2,13 @@
  * How the gateway's channel reaches the engines named by ENGINE_ADDRESS (domain/engine-target.ts): the
  * grpc-js target, `round_robin` over every engine, and which calls are retried on another engine.
  *
- * - One `host:port` and `dns:` targets go to grpc-js as they are (its DNS resolver makes one endpoint per
- *   address; `ipv4:`/`ipv6:` lists too). A list of `host:port` entries goes through the `threshold-engines:`
- *   resolver below: each entry is one endpoint (one engine) holding every address its name resolves to, so
+ * - One `host:port` is one engine, as before several were possible: `pick_first` over its addresses.
+ * - `dns:` targets go to grpc-js as they are (its DNS resolver makes one endpoint, one engine, per address;
+ *   `ipv4:`/`ipv6:` lists too). A list of `host:port` entries goes through the `threshold-engines:` resolver
+ *   below: each entry is one endpoint (one engine) holding every address its name resolves to, so
  *   `localhost:50051` is one engine however many addresses localhost has.
- * - `round_robin`: each call goes to the next engine whose connection is ready; a dead engine drops out at
- *   once and is reconnected in the background (with backoff up to `grpc.max_reconnect_backoff_ms`).
+ * - Several engines: `round_robin`, each call to the next engine whose connection is ready; a dead engine
+ *   drops out at once and is reconnected in the background (backoff up to `grpc.max_reconnect_backoff_ms`).
  * - Retries: a call that never reached an engine's handler (no connection, a refused stream) is retried
  *   transparently by grpc-js, whatever the method. The reads in RETRIED_METHODS are also retried after an
  *   UNAVAILABLE answer — an engine that died while working on them — up to 3 attempts within the call's
@@ -30,8 +31,7 @@ export const RETRIED_METHODS = [
   'GetLongitudinalAccumulatedWorkDuration', 'LactateThresholds', 'GetTemplateWeek', 'GetZones', 'GetIntensityDurationModel', 'GetMetabolicMap',
 ] as const;
 
-const SERVICE_CONFIG = {
-  loadBalancingConfig: [{ round_robin: {} }],
+const METHOD_CONFIG = {
   methodConfig: [{
     name: [
       ...RETRIED_METHODS.map((method) => ({ service: 'threshold.engine.v1.Engine', method })),
@@ -41,18 +41,16 @@ const SERVICE_CONFIG = {
   }],
 };
 
-/** Channel options for a balanced channel: the service config above, never replaced by one from DNS TXT records. */
-export const BALANCED_CHANNEL_OPTIONS: ChannelOptions = {
-  'grpc.service_config': JSON.stringify(SERVICE_CONFIG),
-  'grpc.service_config_disable_resolution': 1,
-};
-
-/** The grpc-js target for ENGINE_ADDRESS (already validated by the gateway's config). */
-export function channelTarget(engineAddress: string): string {
+/** The grpc-js target and channel options for ENGINE_ADDRESS (already validated by the gateway's config). */
+export function engineChannel(engineAddress: string): { target: string; options: ChannelOptions } {
   const target = parseEngineTarget(engineAddress, 'ENGINE_ADDRESS');
-  if (typeof target === 'string' || target.kind !== 'list' || /^ipv[46]:/.test(engineAddress)) return engineAddress;
+  const single = typeof target === 'string' || target.kind === 'single';
+  // One host:port is one engine, as it always was: the first of its addresses that connects (pick_first).
+  const serviceConfig = { loadBalancingConfig: [single ? { pick_first: {} } : { round_robin: {} }], ...METHOD_CONFIG };
+  const options = { 'grpc.service_config': JSON.stringify(serviceConfig), 'grpc.service_config_disable_resolution': 1 }; // never replaced by DNS TXT records
+  if (typeof target === 'string' || target.kind !== 'list' || /^ipv[46]:/.test(engineAddress)) return { target: engineAddress, options };
   registerListResolver();
-  return `${LIST_SCHEME}:${target.addresses.join(',')}`;
+  return { target: `${LIST_SCHEME}:${target.addresses.join(',')}`, options };
 }
 
 let registered = false;

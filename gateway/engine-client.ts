@@ -24,7 +24,7 @@ import {
 import { authorizationMetadata } from '../engine/authenticate.js';
 import { REQUEST_ID_KEY, errorCodeOf } from '../engine/error-codes.js';
 import { HttpError, NotFoundError, UnavailableError } from './errors.js';
-import { BALANCED_CHANNEL_OPTIONS, channelTarget } from './engine-channel.js';
+import { engineChannel } from './engine-channel.js';
 import { engineInstances, labelSamples, type EngineScrape } from './engine-metrics.js';
 
 export interface CallOptions {
@@ -56,10 +56,10 @@ export class EngineClient {
 
   /** `address`: ENGINE_ADDRESS, one engine or several (calls balanced round-robin, engine-channel.ts). */
   constructor(readonly address: string, private readonly options: EngineClientOptions) {
-    const target = channelTarget(address);
-    this.engine = createEngineClient(target, BALANCED_CHANNEL_OPTIONS);
+    const channel = engineChannel(address);
+    this.engine = createEngineClient(channel.target, channel.options);
     const Health = healthClientConstructor();
-    this.health = new Health(target, grpc.credentials.createInsecure(), BALANCED_CHANNEL_OPTIONS);
+    this.health = new Health(channel.target, grpc.credentials.createInsecure(), channel.options);
     this.metadata = authorizationMetadata(options.token);
   }
 

@@ -4,12 +4,16 @@
  * resolves it). Calls reach both engines round-robin, counted from each engine's own metrics in the
  * gateway's scrape (`engine="host:port"`); calls in flight on an engine that dies are retried on the other
  * and none is lost; the scrape then shows the dead engine `threshold_engine_up 0` and the live one's series.
+ * Then the in-process stack (`threshold serve`, `npm start`) given a list that names its own engine
+ * (ENGINE_LISTEN_ADDRESS) and another, and `dns:` targets: one that resolves, one that does not.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
+import net from 'node:net';
+import { once } from 'node:events';
 import { startProcess, runCli, type RunningProcess } from '../support/processes.js';
-import { tempDir } from '../support/stack.js';
+import { startStack, tempDir, type TestStack } from '../support/stack.js';
 import { sample, scrape } from '../support/metrics-scrape.js';
 
 const balanced = suite('engines behind a balancer');
@@ -84,6 +88,51 @@ balanced('two engines share the calls round-robin; one killed mid-call loses not
     assert.ok((await fetch(`${baseUrl}/readyz`)).ok, 'ready while one engine serves');
   } finally {
     for (const running of processes) await running.stop('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** A port free a moment ago (for ENGINE_LISTEN_ADDRESS, which the list must name before the engine starts). */
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+balanced('threshold serve\'s stack balances over the list it is given, its own engine on ENGINE_LISTEN_ADDRESS among them; dns: targets are scraped per address', async () => {
+  const dataDir = tempDir();
+  const other = startProcess('dist/engine/main.js', { DATA_DIR: dataDir, LOG_LEVEL: 'info', ENGINE_THREADS: '1', ENGINE_ADDRESS: '127.0.0.1:0' });
+  const stacks: TestStack[] = [];
+  try {
+    const otherAddress = String((await other.waitForLog((line) => line.msg === 'engine listening')).address);
+    const own = `127.0.0.1:${await freePort()}`;
+    const listed = await startStack({ DATA_DIR: dataDir, ENGINE_THREADS: '1', ENGINE_LISTEN_ADDRESS: own, ENGINE_ADDRESS: `${own},${otherAddress}` });
+    stacks.push(listed);
+    const { token } = await listed.userWithToken(['activities:read']);
+    for (let i = 0; i < 20; i++) assert.is((await listed.get(WEEK, token)).status, 200);
+    const text = await scrape(listed);
+    const served = (engine: string): number => sample(text, 'threshold_engine_rpc_duration_seconds_count', { engine, method: 'GetTemplateWeek', code: 'OK' }) ?? 0;
+    assert.ok(served(own) >= 5 && served(otherAddress) >= 5, `both engines served: ${served(own)} / ${served(otherAddress)}`);
+    assert.is(served(own) + served(otherAddress), 20);
+
+    const port = otherAddress.split(':')[1];
+    const named = await startStack({ DATA_DIR: dataDir, ENGINE_THREADS: '1', ENGINE_LISTEN_ADDRESS: '127.0.0.1:0', ENGINE_ADDRESS: `dns:///localhost:${port}` });
+    stacks.push(named);
+    assert.is((await named.get(WEEK, (await named.userWithToken(['activities:read'])).token)).status, 200);
+    const resolved = await scrape(named);
+    assert.is(sample(resolved, 'threshold_engine_up', { engine: `127.0.0.1:${port}` }), 1, 'the name\'s address, scraped on its own');
+    assert.ok(sample(resolved, 'threshold_engine_pool_threads', { engine: `127.0.0.1:${port}` })! >= 1);
+
+    const nowhere = await startStack({ DATA_DIR: dataDir, ENGINE_THREADS: '1', ENGINE_LISTEN_ADDRESS: '127.0.0.1:0', ENGINE_ADDRESS: 'dns:///no-such-engine.invalid:50051' });
+    stacks.push(nowhere);
+    const refused = await nowhere.get(WEEK, (await nowhere.userWithToken(['activities:read'])).token);
+    assert.is(refused.status, 503, 'no engine: unavailable, not a server error');
+    assert.is(sample(await scrape(nowhere), 'threshold_engine_up', { engine: 'no-such-engine.invalid:50051' }), 0, 'a name that does not resolve is an engine that is down');
+  } finally {
+    for (const stack of stacks) await stack.close();
+    await other.stop('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
