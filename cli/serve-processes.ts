@@ -25,6 +25,7 @@ import { startGateway } from '../gateway/server.js';
 import { openStore, storeLocation } from '../storage/open-store.js';
 import { storeOptionsFor } from '../storage/config.js';
 import { loadBoth } from './stack.js';
+import { isSingleEngine } from '../domain/engine-target.js';
 
 /** Messages between the primary and its gateway processes. */
 type ToPrimary = { type: 'listening'; url: string } | { type: 'wake-jobs' } | { type: 'wake-events' };
@@ -53,7 +54,7 @@ export async function servePrimary(env: Record<string, string | undefined>, proc
   let announced = false;
   const started = new Map<Worker, number>();
   const fork = (): void => {
-    const worker = cluster.fork({ ...env, ENGINE_ADDRESS: engine.address });
+    const worker = cluster.fork(isSingleEngine(gatewayConfig.engineAddress) ? { ...env, ENGINE_ADDRESS: engine.address } : env);
     started.set(worker, Date.now());
     worker.on('message', (message: ToPrimary) => {
       if (message.type === 'wake-jobs') engine.wakeJobs();

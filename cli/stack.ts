@@ -13,6 +13,7 @@ import { loadEngineConfig } from '../engine/config.js';
 import { startEngine, type StartEngineOptions } from '../engine/server.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { startGateway } from '../gateway/server.js';
+import { isSingleEngine } from '../domain/engine-target.js';
 import type { RateLimits } from '../gateway/auth/rate-limit.js';
 
 export interface RunningStack {
@@ -37,7 +38,8 @@ export async function startStack(options: { env: Record<string, string | undefin
   const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }), ...(options.workouts && { workouts: options.workouts }) });
   try {
     const gateway = await startGateway({
-      config: { ...gatewayConfig, engineAddress: engine.address },
+      // ENGINE_ADDRESS naming several engines (this one among them, on ENGINE_LISTEN_ADDRESS): the gateway balances over them all.
+      config: { ...gatewayConfig, engineAddress: isSingleEngine(gatewayConfig.engineAddress) ? engine.address : gatewayConfig.engineAddress },
       store,
       logger: logger.child({ role: 'gateway' }),
       wakeJobs: engine.wakeJobs,

@@ -6,13 +6,18 @@
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
-import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
+import { isHostPort, present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
+import { parseEngineTarget } from '../domain/engine-target.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 import { parseAllowedHosts } from '../domain/outbound-address.js';
 import { readIntegrationSettings, type IntegrationSettings } from '../domain/integration-settings.js';
 
 export interface EngineConfig {
-  /** ENGINE_ADDRESS: host:port the gRPC server binds (loopback by default: the engine trusts its callers). */
+  /**
+   * ENGINE_LISTEN_ADDRESS: host:port the gRPC server binds (loopback by default: the engine trusts its callers).
+   * Unset, ENGINE_ADDRESS when that is one host:port (one variable for both roles, as before); required when
+   * ENGINE_ADDRESS names several engines (a list or a dns: target, domain/engine-target.ts).
+   */
   engineAddress: string;
   /** ENGINE_THREADS: worker threads in the compute pool. */
   engineThreads: number;
@@ -68,7 +73,7 @@ export const WEBHOOK_DEFAULTS = {
 };
 
 export const ENGINE_DEFAULTS = {
-  engineAddress: '127.0.0.1:50051', // loopback: expose it deliberately, with ENGINE_TOKEN
+  engineAddress: '127.0.0.1:50051', // ENGINE_LISTEN_ADDRESS (else ENGINE_ADDRESS): loopback; expose it deliberately, with ENGINE_TOKEN
   engineThreads: availableParallelism(), // one worker per available core
   engineToken: null, // no token: callers on loopback are trusted
   logLevel: 'info',
@@ -82,7 +87,7 @@ export const ENGINE_DEFAULTS = {
 
 export function loadEngineConfig(env: Env): EngineConfig {
   const problems: string[] = [];
-  const engineAddress = readAddress(env, 'ENGINE_ADDRESS', ENGINE_DEFAULTS.engineAddress, problems);
+  const engineAddress = readListenAddress(env, problems);
   const engineThreads = readThreads(env, problems);
   const engineToken = readToken(env, problems);
   const logLevel = readLogLevel(env, problems, ENGINE_DEFAULTS.logLevel);
@@ -105,6 +110,17 @@ export function loadEngineConfig(env: Env): EngineConfig {
   const integrationPageSize = readInteger(env, 'INTEGRATION_PAGE_SIZE', ENGINE_DEFAULTS.integrationPageSize, { min: 1, max: 1000 }, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, webhooks, store, integrations, integrationPollMs, integrationPageSize };
+}
+
+/** ENGINE_LISTEN_ADDRESS, else ENGINE_ADDRESS when it is one host:port (a list or a dns: target names other engines too). */
+function readListenAddress(env: Env, problems: string[]): string {
+  if (present(env, 'ENGINE_LISTEN_ADDRESS') !== undefined) return readAddress(env, 'ENGINE_LISTEN_ADDRESS', ENGINE_DEFAULTS.engineAddress, problems);
+  const target = present(env, 'ENGINE_ADDRESS');
+  if (target !== undefined && !isHostPort(target) && typeof parseEngineTarget(target, 'ENGINE_ADDRESS') !== 'string') {
+    problems.push(`ENGINE_LISTEN_ADDRESS must be set (host:port) when ENGINE_ADDRESS names several engines (got '${target}')`);
+    return ENGINE_DEFAULTS.engineAddress;
+  }
+  return readAddress(env, 'ENGINE_ADDRESS', ENGINE_DEFAULTS.engineAddress, problems);
 }
 
 function readThreads(env: Env, problems: string[]): number {

@@ -3,7 +3,8 @@
  * status, the worker pool's threads, queue and utilisation, the job backlog by kind and state, failed
  * job attempts, and the webhook backlog. Gauges that describe the store (backlogs) are read when
  * scraped, so every engine sharing a store reports the same backlog. The text reaches Prometheus
- * through the gateway's `/metrics`, which asks for it over gRPC (GetMetrics).
+ * through the gateway's `/metrics`, which asks for it over gRPC (GetMetrics), each engine on its own and
+ * labelled `engine="host:port"` when ENGINE_ADDRESS names several (gateway/engine-metrics.ts).
  *
  * Under `threshold serve` with several gateway processes, the engine runs in the primary process and
  * adds the gateways' metrics, aggregated across processes (prom-client's AggregatorRegistry over the

@@ -5,8 +5,9 @@
 import { parseAllowedHosts } from '../domain/outbound-address.js';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../domain/config-error.js';
+import { parseEngineTarget } from '../domain/engine-target.js';
 import type { LogLevel } from '../domain/logger.js';
-import { present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
+import { present, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 import { configuredProviders, readIntegrationSettings } from '../domain/integration-settings.js';
 import type { Provider } from '../domain/providers.js';
@@ -20,7 +21,10 @@ export interface GatewayConfig {
   baseUrl: string;
   /** True when BASE_URL is not set: the base URL is then http://localhost:<the port actually bound>. */
   baseUrlAuto: boolean;
-  /** ENGINE_ADDRESS: where the engine listens (host:port); the gateway calls it there. */
+  /**
+   * ENGINE_ADDRESS: the engines' gRPC target: one host:port, a comma-separated list of them, or
+   * dns:///host:port (every address of the name); calls are balanced round-robin (domain/engine-target.ts).
+   */
   engineAddress: string;
   /** ENGINE_TOKEN: shared secret sent to the engine as `authorization: Bearer …`, when set. */
   engineToken: string | null;
@@ -126,7 +130,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     host: env.HOST?.trim() || GATEWAY_DEFAULTS.host,
     baseUrl: baseUrlAuto ? `http://localhost:${port}` : readBaseUrl(env, problems),
     baseUrlAuto,
-    engineAddress: readAddress(env, 'ENGINE_ADDRESS', GATEWAY_DEFAULTS.engineAddress, problems),
+    engineAddress: readEngineTarget(env, problems),
     engineToken: env.ENGINE_TOKEN?.trim() || null,
     engineDeadlineMs: readInteger(env, 'ENGINE_DEADLINE_MS', GATEWAY_DEFAULTS.engineDeadlineMs, { min: 1, max: 3_600_000 }, problems),
     maxUploadBytes: readInteger(env, 'MAX_UPLOAD_BYTES', GATEWAY_DEFAULTS.maxUploadBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
@@ -213,6 +217,14 @@ function readCorsOrigins(env: Env, problems: string[]): string[] {
     }
   }
   return origins;
+}
+
+function readEngineTarget(env: Env, problems: string[]): string {
+  const raw = present(env, 'ENGINE_ADDRESS');
+  if (raw === undefined) return GATEWAY_DEFAULTS.engineAddress;
+  const target = parseEngineTarget(raw, 'ENGINE_ADDRESS');
+  if (typeof target === 'string') problems.push(target);
+  return raw;
 }
 
 function readSmtpUrl(env: Env, problems: string[]): string | null {

@@ -24,6 +24,8 @@ import {
 import { authorizationMetadata } from '../engine/authenticate.js';
 import { REQUEST_ID_KEY, errorCodeOf } from '../engine/error-codes.js';
 import { HttpError, NotFoundError, UnavailableError } from './errors.js';
+import { engineChannel } from './engine-channel.js';
+import { engineInstances, labelSamples, type EngineScrape } from './engine-metrics.js';
 
 export interface CallOptions {
   deadlineMs?: number;
@@ -49,11 +51,15 @@ export class EngineClient {
   private readonly engine: EngineStub;
   private readonly health: grpc.Client;
   private readonly metadata: grpc.Metadata;
+  /** One client per engine, for what must reach each engine alone (metricsOfEach). */
+  private readonly members = new Map<string, EngineClient>();
 
+  /** `address`: ENGINE_ADDRESS, one engine or several (calls balanced round-robin, engine-channel.ts). */
   constructor(readonly address: string, private readonly options: EngineClientOptions) {
-    this.engine = createEngineClient(address);
+    const channel = engineChannel(address);
+    this.engine = createEngineClient(channel.target, channel.options);
     const Health = healthClientConstructor();
-    this.health = new Health(address, grpc.credentials.createInsecure());
+    this.health = new Health(channel.target, grpc.credentials.createInsecure(), channel.options);
     this.metadata = authorizationMetadata(options.token);
   }
 
@@ -161,11 +167,32 @@ export class EngineClient {
   close(): void {
     this.engine.close();
     this.health.close();
+    for (const member of this.members.values()) member.close();
+    this.members.clear();
   }
 
-  /** The engine's metrics, Prometheus text. */
+  /** The engine's metrics, Prometheus text (from whichever engine the balancer picks). */
   async metrics(options: CallOptions = {}): Promise<string> {
     return ((await this.unary(this.engine, 'GetMetrics', {}, options)) as GetMetricsResponse).text;
+  }
+
+  /**
+   * Every engine's metrics, each asked on a channel of its own (engine-metrics.ts), labelled `engine` when
+   * ENGINE_ADDRESS names several; an engine that does not answer within the deadline is `up: false`.
+   */
+  async metricsOfEach(options: CallOptions = {}): Promise<EngineScrape[]> {
+    const instances = await engineInstances(this.address);
+    if (instances === null) return [await this.metrics(options).then((text) => ({ engine: null, up: true, text }), () => ({ engine: null, up: false, text: '' }))];
+    for (const [address, member] of this.members) {
+      if (instances.includes(address)) continue;
+      member.close();
+      this.members.delete(address);
+    }
+    return Promise.all(instances.map(async (engine) => {
+      let member = this.members.get(engine);
+      if (member === undefined) this.members.set(engine, (member = new EngineClient(engine, this.options)));
+      return member.metrics(options).then((text) => ({ engine, up: true, text: labelSamples(text, engine) }), () => ({ engine, up: false, text: '' }));
+    }));
   }
 
   private metadataFor(options: CallOptions): grpc.Metadata {

@@ -3,16 +3,18 @@
  * and the engine answer within a second), metrics (`/metrics`: Prometheus text, the gateway's and the
  * engine's; behind METRICS_TOKEN when set) and the OpenAPI document.
  *
- * `/metrics` joins the two texts family by family (domain/prometheus-text.ts: the engine's own process
- * metrics share names with the gateway's, told apart by `process="engine"`). An engine that does not
- * answer within METRICS_DEADLINE_MS (refused at once when its process is gone; the deadline when it
- * hangs) costs only its part: the answer is still 200 with the gateway's metrics and
- * `threshold_engine_up 0`. test/gateway/metrics-processes.test.ts keeps that honest.
+ * `/metrics` joins the texts family by family (domain/prometheus-text.ts: the engine's own process
+ * metrics share names with the gateway's, told apart by `process="engine"`); with several engines, each
+ * is asked on its own and its samples carry `engine="host:port"` (engine-metrics.ts). An engine that does
+ * not answer within METRICS_DEADLINE_MS (refused at once when its process is gone; the deadline when it
+ * hangs) costs only its part: the answer is still 200 with the gateway's metrics, the other engines' and
+ * `threshold_engine_up 0` for it. test/gateway/metrics-processes.test.ts and engines-balanced.test.ts keep that honest.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { mergeExpositions } from '../../domain/prometheus-text.js';
 import { buildOpenApi } from '../openapi.js';
+import { engineUpExposition } from '../engine-metrics.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
@@ -72,13 +74,12 @@ export function systemRoutes(table: RouteTable, deps: GatewayDeps): void {
         ctx.body = { detail: 'metrics need the METRICS_TOKEN bearer token' };
         return;
       }
-      const engine = await deps.engine.metrics({ deadlineMs: METRICS_DEADLINE_MS }).then((text) => ({ up: 1, text }), () => ({ up: 0, text: '' }));
-      // Read after the engine call, so this scrape counts it: why the engine is down (DEADLINE_EXCEEDED, UNAVAILABLE) shows at once.
+      const engines = await deps.engine.metricsOfEach({ deadlineMs: METRICS_DEADLINE_MS });
+      // Read after the engine calls, so this scrape counts them: why an engine is down (DEADLINE_EXCEEDED, UNAVAILABLE) shows at once.
       const own = deps.metrics.aggregatedElsewhere ? '' : await deps.metrics.registry.metrics();
       ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
       ctx.set('Cache-Control', 'no-store');
-      const up = `# HELP threshold_engine_up Whether the engine answered the metrics call.\n# TYPE threshold_engine_up gauge\nthreshold_engine_up ${engine.up}\n`;
-      ctx.body = mergeExpositions([own, engine.text, up]);
+      ctx.body = mergeExpositions([own, ...engines.map((engine) => engine.text), engineUpExposition(engines)]);
     },
   );
 

@@ -56,6 +56,16 @@ test('rejects fractional, signed and non-numeric thread counts and out-of-range 
   assert.is(loadEngineConfig({ ENGINE_ADDRESS: '0.0.0.0:0' }).engineAddress, '0.0.0.0:0');
 });
 
+test('listens on ENGINE_LISTEN_ADDRESS, required when ENGINE_ADDRESS names several engines', () => {
+  assert.is(loadEngineConfig({ ENGINE_ADDRESS: '0.0.0.0:6000' }).engineAddress, '0.0.0.0:6000', 'one host:port: both roles, as before');
+  assert.is(loadEngineConfig({ ENGINE_ADDRESS: 'engine:6000', ENGINE_LISTEN_ADDRESS: '0.0.0.0:50051' }).engineAddress, '0.0.0.0:50051');
+  for (const target of ['engine-1:50051,engine-2:50051', 'dns:///engines:50051', 'ipv4:10.0.0.5:50051']) {
+    assert.equal(problemsOf({ ENGINE_ADDRESS: target }), [`ENGINE_LISTEN_ADDRESS must be set (host:port) when ENGINE_ADDRESS names several engines (got '${target}')`]);
+    assert.is(loadEngineConfig({ ENGINE_ADDRESS: target, ENGINE_LISTEN_ADDRESS: '0.0.0.0:50051' }).engineAddress, '0.0.0.0:50051');
+  }
+  assert.equal(problemsOf({ ENGINE_LISTEN_ADDRESS: 'engine-1:50051,engine-2:50051' }), ["ENGINE_LISTEN_ADDRESS must be host:port with a port from 0 to 65535 (got 'engine-1:50051,engine-2:50051')"]);
+});
+
 test('lists each problem on its own line in the error message', () => {
   try {
     loadEngineConfig({ ENGINE_THREADS: 'x', LOG_LEVEL: 'y' });

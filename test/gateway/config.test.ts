@@ -28,4 +28,29 @@ test('strips a trailing slash from BASE_URL so the issuer is exact', () => {
   assert.is(loadGatewayConfig({ BASE_URL: 'https://threshold.example/' }).baseUrl, 'https://threshold.example');
 });
 
+test('ENGINE_ADDRESS takes one host:port, a list of them, an ipv4:/ipv6: list or a dns: target', () => {
+  for (const target of ['engine:50051', 'engine-1:50051,engine-2:50051', '10.0.0.5:50051, [fd00::6]:50051', 'ipv4:10.0.0.5:50051,10.0.0.6:50051', 'ipv6:[fd00::5]:50051', 'dns:///engines.internal:50051', 'dns://10.0.0.2:53/engines:50051', 'dns:engines:50051']) {
+    assert.is(loadGatewayConfig({ ENGINE_ADDRESS: target }).engineAddress, target);
+  }
+});
+
+test('ENGINE_ADDRESS: a malformed target is refused with what is wrong', () => {
+  const problem = (target: string): string => {
+    try {
+      loadGatewayConfig({ ENGINE_ADDRESS: target });
+    } catch (error) {
+      return (error as ConfigError).problems.join('\n');
+    }
+    return assert.unreachable(`'${target}' was accepted`) as never;
+  };
+  assert.match(problem('engine-1:50051,engine-2'), "every entry of a list is host:port with a port from 1 to 65535 (got 'engine-2')");
+  assert.match(problem('engine-1:50051,engine-2:0'), "(got 'engine-2:0')");
+  assert.match(problem('engine-1:50051,engine-1:50051'), 'lists an engine twice');
+  assert.match(problem('dns:///engines'), 'a dns: target names one host and its port');
+  assert.match(problem('ipv4:engine:50051'), "ipv4: takes ipv4 addresses with ports, like 10.0.0.5:50051 (got 'engine:50051')");
+  assert.match(problem('ipv6:10.0.0.5:50051'), 'ipv6: takes ipv6 addresses');
+  assert.match(problem('unix:/run/engine.sock'), 'unsupported scheme');
+  assert.match(problem('xds:///engines'), 'unsupported scheme');
+});
+
 test.run();
