@@ -10,8 +10,7 @@
  * - SIGINT/SIGTERM on the primary closes the gateways first (requests in flight finish), then the
  *   engine and the store. A gateway process exits by itself when the primary is gone (its IPC channel
  *   closes), so a SIGKILLed service leaves nothing running.
- * - Rate limits count in each process's memory, so each process gets its share of every budget
- *   (createRateLimits `processes`).
+ * - Rate limits count in the store (gateway/auth/rate-limit.ts), so the processes share every budget.
  * Kept honest by test/gateway/processes.test.ts, which runs `threshold serve` with two gateway processes.
  */
 import cluster, { type Worker } from 'node:cluster';
@@ -19,7 +18,6 @@ import { once } from 'node:events';
 import { createLogger, type Logger } from '../domain/logger.js';
 import { exitOnSignals } from '../domain/process.js';
 import { startEngine } from '../engine/server.js';
-import { createRateLimits } from '../gateway/auth/rate-limit.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { startGateway } from '../gateway/server.js';
 import { openStore, storeLocation } from '../storage/open-store.js';
@@ -100,7 +98,7 @@ export async function serveGateway(env: Record<string, string | undefined>): Pro
   process.on('disconnect', () => process.exit(1));
   const store = await openStore(storeOptionsFor(config.store));
   const gateway = await startGateway({
-    config, store, logger, wakeJobs: () => send({ type: 'wake-jobs' }), wakeEvents: () => send({ type: 'wake-events' }), limits: createRateLimits({ processes: config.gatewayProcesses }),
+    config, store, logger, wakeJobs: () => send({ type: 'wake-jobs' }), wakeEvents: () => send({ type: 'wake-events' }),
   });
   let closing = false;
   const close = async (): Promise<void> => {

@@ -26,7 +26,7 @@ export interface RunningStack {
   close(): Promise<void>;
 }
 
-export async function startStack(options: { env: Record<string, string | undefined>; store?: Store; limits?: RateLimits; workouts?: StartEngineOptions['workouts'] }): Promise<RunningStack> {
+export async function startStack(options: { env: Record<string, string | undefined>; store?: Store; limits?: (store: Store) => RateLimits; workouts?: StartEngineOptions['workouts'] }): Promise<RunningStack> {
   const [engineConfig, gatewayConfig] = loadBoth(options.env);
   const logger = createLogger({ level: gatewayConfig.logLevel, name: 'threshold' });
   let store = options.store;

@@ -38,8 +38,8 @@ export async function startGateway(options: {
   wakeJobs?: () => void;
   /** The in-process webhook dispatcher's wake-up, when the engine runs in this process. */
   wakeEvents?: () => void;
-  /** The rate limiters; default createRateLimits() (tests pass their own to observe the slow-down). */
-  limits?: RateLimits;
+  /** Builds the rate limiters over the store; default createRateLimits (tests pass their own to observe the slow-down). */
+  limits?: (store: Store) => RateLimits;
 }): Promise<RunningGateway> {
   const { store, logger } = options;
   const keys = await SigningKeys.open(store);
@@ -68,7 +68,7 @@ export async function startGateway(options: {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const app = createApp({
     config, store, engine, keys, logger, metrics, wakeJobs: options.wakeJobs, wakeEvents: options.wakeEvents,
-    sessions: new Sessions(store, config.baseUrl), mailer, limits: options.limits ?? createRateLimits(),
+    sessions: new Sessions(store, config.baseUrl), mailer, limits: (options.limits ?? createRateLimits)(store),
   });
   server.on('request', app.callback());
   pagesServer.on('request', createPagesApp({ store, pagesBase: config.pagesBase, serviceOrigin: new URL(config.baseUrl).origin }).callback());

@@ -634,3 +634,16 @@ export interface JobRecord {
   created_at: number;
   updated_at: number;
 }
+
+/**
+ * Events counted under one rate-limit key in one window (storage/window-counters.ts): the window opens
+ * with its first event and ends at `expires_at`; an expired window is restarted by the next event or swept.
+ */
+export interface RateLimitRecord {
+  /** `<limit>:<key hash>`: which limit, and whom it counts (a client address, an email), hashed. */
+  id: string;
+  /** Events counted in the window. */
+  count: number;
+  /** Epoch ms when the window ends. */
+  expires_at: number;
+}

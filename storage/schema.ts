@@ -69,6 +69,8 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   },
   event_attempts: { owner: 'user_id', indexes: [{ fields: ['application_id', 'at'] }, { fields: ['delivery_id'] }, { fields: ['at'] }] },
   jobs: { owner: 'user_id', indexes: [{ fields: ['key'], unique: true, sparse: true }, { fields: ['status', 'run_after'] }, { fields: ['kind', 'status'] }] },
+  // Unsharded: counters are keyed by limit and client address or email, not by user (window-counters.ts).
+  rate_limits: { owner: null, indexes: [{ fields: ['expires_at'] }] },
 };
 
 export const COLLECTION_NAMES = Object.keys(SCHEMA) as CollectionName[];

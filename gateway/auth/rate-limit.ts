@@ -1,16 +1,24 @@
 /**
- * Fixed-window rate limiting in memory, per process (AUTH.md: sign-in, magic links and the token
- * endpoint are rate-limited; gaps.md: 429 carries an integer `Retry-After`). A limiter counts events
- * per key; callers decide what an event is (a failed password, a sent link, a failed token request).
- * With several gateway replicas each counts on its own, so the effective limit is per replica; the
- * processes of one `threshold serve` split each budget between them (createRateLimits `processes`).
+ * Fixed-window rate limiting in the store (AUTH.md: sign-in, magic links and the token endpoint are
+ * rate-limited; gaps.md: 429 carries an integer `Retry-After`). A limiter counts events per key; callers
+ * decide what an event is (a failed password, a sent link, a failed token request). The counters live in
+ * the store's `rate_limits` collection (storage/window-counters.ts), so every gateway process and host
+ * spends from one budget per key; keys are stored hashed, under the limit's name. A window opens with a
+ * key's first event and lasts the limit's `windowMs`; expired windows are swept now and then by whoever
+ * opens a new one (sweep.ts).
  *
  * Password sign-in locks (429) per (account, address) and per address, which only ever stops the
  * address that misbehaves, and per account only slows down (SlowDown): a lockout per account would let
- * anyone who knows an email keep its owner out. Kept honest by test/gateway/sign-in.test.ts.
+ * anyone who knows an email keep its owner out. Kept honest by test/gateway/sign-in.test.ts,
+ * test/gateway/auth/rate-limit.test.ts and test/gateway/rate-limit-processes.test.ts (two gateway
+ * processes on one store).
  */
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'koa';
+import type { Collection, RateLimitRecord, Store } from '../../storage/store.js';
+import { countEvent, liveWindow, uncountEvent, type CountedWindow } from '../../storage/window-counters.js';
+import { sometimesSweep } from './sweep.js';
 
 export interface Limit {
   /** Events allowed per window. */
@@ -19,56 +27,62 @@ export interface Limit {
   windowMs: number;
 }
 
-/** Keys are dropped once their window ends; beyond this many live keys the oldest windows go first. */
-const MAX_KEYS = 100_000;
+/** Whole seconds until `expiresAt` (epoch ms), at least 1: the integer Retry-After. */
+function secondsUntil(expiresAt: number, now: number): number {
+  return Math.max(1, Math.ceil((expiresAt - now) / 1000));
+}
 
 export class RateLimiter {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  /**
+   * `name` tells this limit's counters apart from every other limit's in the store (`sign_in`, `token` …);
+   * `counters` is the store's `rate_limits` collection.
+   */
+  constructor(readonly name: string, readonly limit: Limit, private readonly counters: Collection<RateLimitRecord>) {}
 
-  constructor(readonly limit: Limit) {}
+  /** The stored counter's id: the limit's name and the key's SHA-256 (keys hold emails and addresses). */
+  private id(key: string): string {
+    return `${this.name}:${createHash('sha256').update(key).digest('base64url')}`;
+  }
 
   /** Whether `key` is over its limit now, without counting an event. Seconds to wait when it is. */
-  retryAfter(key: string, now = Date.now()): number | null {
-    const window = this.windows.get(key);
-    if (!window || window.resetAt <= now || window.count < this.limit.max) return null;
-    return Math.max(1, Math.ceil((window.resetAt - now) / 1000));
+  async retryAfter(key: string, now = Date.now()): Promise<number | null> {
+    const window = await liveWindow(this.counters, this.id(key), now);
+    return window && window.count >= this.limit.max ? secondsUntil(window.expires_at, now) : null;
   }
 
   /** Events counted for `key` in its current window. */
-  count(key: string, now = Date.now()): number {
-    const window = this.windows.get(key);
-    return window && window.resetAt > now ? window.count : 0;
+  async count(key: string, now = Date.now()): Promise<number> {
+    return (await liveWindow(this.counters, this.id(key), now))?.count ?? 0;
   }
 
-  /** Counts one event for `key`. */
-  record(key: string, now = Date.now()): void {
-    let window = this.windows.get(key);
-    if (!window || window.resetAt <= now) {
-      if (this.windows.size >= MAX_KEYS) this.prune(now);
-      window = { count: 0, resetAt: now + this.limit.windowMs };
-      this.windows.set(key, window);
-    }
-    window.count += 1;
+  /** Counts one event for `key`; its window after the event. */
+  async record(key: string, now = Date.now()): Promise<CountedWindow> {
+    const window = await countEvent(this.counters, this.id(key), this.limit.windowMs, now);
+    // The first event of a window: whoever opens windows sweeps the expired ones now and then.
+    if (window.count === 1) await sometimesSweep(this.counters, now);
+    return window;
+  }
+
+  /**
+   * Counts one event for `key` unless it would go past the limit: then it is taken back at once and the
+   * answer is the seconds to wait; null when it was counted. One atomic increment decides, so parallel
+   * attempts, in any process, never pass the limit together.
+   */
+  async take(key: string, now = Date.now()): Promise<number | null> {
+    const window = await this.record(key, now);
+    if (window.count <= this.limit.max) return null;
+    await uncountEvent(this.counters, this.id(key), now);
+    return secondsUntil(window.expires_at, now);
   }
 
   /** Takes back one event counted for `key` in its current window (an attempt counted up front that succeeded). */
-  release(key: string, now = Date.now()): void {
-    const window = this.windows.get(key);
-    if (window && window.resetAt > now && window.count > 0) window.count -= 1;
+  async release(key: string, now = Date.now()): Promise<void> {
+    await uncountEvent(this.counters, this.id(key), now);
   }
 
   /** Forgets `key` (a successful sign-in clears its failures). */
-  reset(key: string): void {
-    this.windows.delete(key);
-  }
-
-  private prune(now: number): void {
-    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
-    // Still full: drop the oldest insertions (Map iterates in insertion order).
-    for (const key of this.windows.keys()) {
-      if (this.windows.size < MAX_KEYS) break;
-      this.windows.delete(key);
-    }
+  async reset(key: string): Promise<void> {
+    await this.counters.deleteMany({ id: this.id(key) });
   }
 }
 
@@ -92,39 +106,38 @@ export type Pause = (ms: number) => Promise<void>;
  * at most `maxDelayMs`. The wait comes before the check and applies to a correct attempt too: if only
  * failures waited, a guesser could give up on any answer slower than a success and guess at full speed.
  * An attempt counts as a failure from the moment it starts (`attempt`) until it succeeds (`release`),
- * so parallel attempts wait for each other's failures instead of all passing at the first delay.
+ * and its delay follows from the count its own increment returned, so parallel attempts, in any process,
+ * wait for each other's failures instead of all passing at the first delay.
  */
 export class SlowDown {
   private readonly failures: RateLimiter;
 
-  constructor(readonly policy: SlowDownPolicy, private readonly pause: Pause = (ms) => sleep(ms)) {
-    this.failures = new RateLimiter({ max: Number.POSITIVE_INFINITY, windowMs: policy.windowMs });
+  /** `name` and `counters` as RateLimiter's. */
+  constructor(readonly policy: SlowDownPolicy, name: string, counters: Collection<RateLimitRecord>, private readonly pause: Pause = (ms) => sleep(ms)) {
+    this.failures = new RateLimiter(name, { max: Number.POSITIVE_INFINITY, windowMs: policy.windowMs }, counters);
   }
 
-  /** The delay the next attempt on `key` waits, milliseconds. */
-  delayMs(key: string, now = Date.now()): number {
-    const beyond = this.failures.count(key, now) - this.policy.free;
+  /** The delay of an attempt that follows `failures` counted failures, milliseconds. */
+  delayMs(failures: number): number {
+    const beyond = failures - this.policy.free;
     if (beyond < 0) return 0;
     return Math.min(this.policy.maxDelayMs, this.policy.firstDelayMs * 2 ** Math.min(beyond, 30));
   }
 
-  /**
-   * Starts an attempt on `key`: counts it as a failure now (synchronously, so a parallel attempt sees it)
-   * and waits the delay that was due before it.
-   */
+  /** Starts an attempt on `key`: counts it as a failure now and waits the delay that was due before it. */
   async attempt(key: string, now = Date.now()): Promise<void> {
-    const ms = this.delayMs(key, now);
-    this.failures.record(key, now);
+    const { count } = await this.failures.record(key, now);
+    const ms = this.delayMs(count - 1);
     if (ms > 0) await this.pause(ms);
   }
 
   /** The attempt succeeded: it no longer counts as a failure. */
-  release(key: string): void {
-    this.failures.release(key);
+  async release(key: string): Promise<void> {
+    await this.failures.release(key);
   }
 }
 
-/** The limiters of one gateway process. */
+/** The limiters of a gateway: every process and host on one store shares each budget. */
 export interface RateLimits {
   /** Failed password sign-ins per (account, address): past the limit, 429 for that account from that address. */
   signInFailures: RateLimiter;
@@ -136,30 +149,25 @@ export interface RateLimits {
   magicLinks: RateLimiter;
   /** Accounts created per client address. */
   signUps: RateLimiter;
-  /** Failed token requests per client id and per client address. */
+  /** Failed token requests per client address. */
   tokenFailures: RateLimiter;
 }
 
-/**
- * The production limits; `pause` replaces the slow-down's real wait (tests record it instead). With
- * `processes` > 1 (`threshold serve` on several cores, each process counting in its own memory), every
- * budget is split between them, rounded up, so the processes together never allow more than one
- * would: a client whose requests all reach one process (one keep-alive connection) gets its share.
- */
-export function createRateLimits(options: { pause?: Pause; processes?: number } = {}): RateLimits {
-  const share = (max: number): number => Math.max(1, Math.ceil(max / (options.processes ?? 1)));
-  const limiter = (max: number, windowMs: number): RateLimiter => new RateLimiter({ max: share(max), windowMs });
+/** The production limits, counted in `store`; `pause` replaces the slow-down's real wait (tests record it instead). */
+export function createRateLimits(store: Pick<Store, 'rate_limits'>, options: { pause?: Pause } = {}): RateLimits {
+  const counters = store.rate_limits;
+  const limiter = (name: string, max: number, windowMs: number): RateLimiter => new RateLimiter(name, { max, windowMs }, counters);
   return {
     // One person at one address mistyping, or one address guessing one account: 10 per 15 minutes.
-    signInFailures: limiter(10, 15 * 60_000),
+    signInFailures: limiter('sign_in', 10, 15 * 60_000),
     // One address trying many accounts (spraying); room for a shared NAT: 30 per 15 minutes.
-    signInAddressFailures: limiter(30, 15 * 60_000),
+    signInAddressFailures: limiter('sign_in_address', 30, 15 * 60_000),
     // Guesses from many addresses at one account: after 4 failures in 15 minutes each attempt waits
     // 250 ms, doubling with each failure to at most 3 s (0.25, 0.5, 1, 2, 3, 3 … s).
-    signInSlowDown: new SlowDown({ free: share(4), firstDelayMs: 250, maxDelayMs: 3000, windowMs: 15 * 60_000 }, options.pause),
-    magicLinks: limiter(5, 15 * 60_000),
-    signUps: limiter(20, 60 * 60_000),
-    tokenFailures: limiter(20, 60_000),
+    signInSlowDown: new SlowDown({ free: 4, firstDelayMs: 250, maxDelayMs: 3000, windowMs: 15 * 60_000 }, 'sign_in_account', counters, options.pause),
+    magicLinks: limiter('magic_link', 5, 15 * 60_000),
+    signUps: limiter('sign_up', 20, 60 * 60_000),
+    tokenFailures: limiter('token', 20, 60_000),
   };
 }
 

@@ -138,7 +138,7 @@ function tokenEndpoint(deps: GatewayDeps) {
     // client out by naming it; guessing a 256-bit secret or code is hopeless anyway.
     const limitKey = `ip:${clientAddress(ctx)}`;
     try {
-      refuseWhenLimited(limiter.retryAfter(limitKey));
+      refuseWhenLimited(await limiter.retryAfter(limitKey));
       const params = readTokenForm(ctx);
       const grantType = readGrantType(params);
       const credentials = readClientCredentials(ctx.get('authorization'), params);
@@ -147,7 +147,7 @@ function tokenEndpoint(deps: GatewayDeps) {
       ctx.status = 200;
     } catch (error) {
       // Every failed token request counts; the error writer answers it in RFC 6749's shape.
-      if (error instanceof OAuthError && error.status !== 429) limiter.record(limitKey);
+      if (error instanceof OAuthError && error.status !== 429) await limiter.record(limitKey);
       throw error;
     }
   };

@@ -89,10 +89,9 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     const account = email ? `email:${email}` : null;
     const pair = account ? `${account} ${address}` : null;
     const counters: Counted[] = [[limits.signInAddressFailures, address], ...(pair ? [[limits.signInFailures, pair] as Counted] : [])];
-    if (tooMany(ctx, counters, withInteraction('/signin', flow.interaction?.id ?? null))) return;
-    // Every attempt counts as a failure from here, in the same tick as the check above, so parallel
-    // attempts see each other and cannot all pass the limits at once; a success gives its count back.
-    for (const [limiter, key] of counters) limiter.record(key);
+    // Every attempt counts as a failure from here, in the same atomic increment that checks the limits,
+    // so parallel attempts (in any process) cannot all pass them at once; a success gives its count back.
+    if (await tooManyTaken(ctx, counters, withInteraction('/signin', flow.interaction?.id ?? null))) return;
     // Before the password is checked, right or wrong, so the wait says nothing about the outcome.
     if (account) await limits.signInSlowDown.attempt(account);
 
@@ -104,9 +103,9 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     }
     // Only this address's count for the account is cleared: the account's slow-down runs out by itself,
     // so a success cannot wipe the count of a guesser elsewhere.
-    limits.signInAddressFailures.release(address);
-    if (account) limits.signInSlowDown.release(account);
-    if (pair) limits.signInFailures.reset(pair);
+    await limits.signInAddressFailures.release(address);
+    if (account) await limits.signInSlowDown.release(account);
+    if (pair) await limits.signInFailures.reset(pair);
     await sessions.signIn(ctx, user.id);
     seeOther(ctx, destination(flow));
   });
@@ -125,8 +124,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     }
     const keys = [`email:${email}`, `ip:${clientAddress(ctx)}`];
     const back = withInteraction('/signin', interactionId);
-    if (tooMany(ctx, keys.map((key): Counted => [limits.magicLinks, key]), back)) return;
-    for (const key of keys) limits.magicLinks.record(key);
+    if (await tooManyTaken(ctx, keys.map((key): Counted => [limits.magicLinks, key]), back)) return;
 
     const user = await store.users.findOne({ email });
     try {
@@ -188,7 +186,8 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
       error,
     }));
     const key = `ip:${clientAddress(ctx)}`;
-    if (tooMany(ctx, [[limits.signUps, key]], withInteraction('/signup', flow.interaction?.id ?? null))) return;
+    const back = withInteraction('/signup', flow.interaction?.id ?? null);
+    if (await tooMany(ctx, [[limits.signUps, key]], back)) return;
 
     const email = emailField(body);
     const password = stringField(body, 'password');
@@ -199,7 +198,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     if (firstName.trim().length > FIELD_LIMITS.name || lastName.trim().length > FIELD_LIMITS.name) {
       return again(422, `Names can have at most ${FIELD_LIMITS.name} characters.`);
     }
-    limits.signUps.record(key);
+    if (await tooManyTaken(ctx, [[limits.signUps, key]], back)) return;
     let user: UserRecord;
     try {
       user = await createUser(store, { email, password, first_name: firstName, last_name: lastName });
@@ -290,9 +289,26 @@ async function passwordMatches(user: UserRecord | null, password: string | null)
 /** A limiter and the key an event counts under. */
 type Counted = [RateLimiter, string];
 
-/** Sends the 429 page (integer Retry-After) when any key is over its limiter's limit. */
-function tooMany(ctx: Context, counters: Counted[], back = '/signin'): boolean {
-  const waits = counters.map(([limiter, key]) => limiter.retryAfter(key)).filter((wait): wait is number => wait !== null);
+/** Sends the 429 page (integer Retry-After) when any key is over its limiter's limit, counting nothing. */
+async function tooMany(ctx: Context, counters: Counted[], back: string): Promise<boolean> {
+  const waits = await Promise.all(counters.map(([limiter, key]) => limiter.retryAfter(key)));
+  return refuseWhenWaiting(ctx, waits, back);
+}
+
+/**
+ * Counts one event under every key (RateLimiter.take); when any key would go past its limit, gives back
+ * what was counted and sends the 429 page, as `tooMany`.
+ */
+async function tooManyTaken(ctx: Context, counters: Counted[], back: string): Promise<boolean> {
+  const waits: (number | null)[] = [];
+  for (const [limiter, key] of counters) waits.push(await limiter.take(key));
+  if (waits.every((wait) => wait === null)) return false;
+  for (const [i, [limiter, key]] of counters.entries()) if (waits[i] === null) await limiter.release(key);
+  return refuseWhenWaiting(ctx, waits, back);
+}
+
+function refuseWhenWaiting(ctx: Context, found: (number | null)[], back: string): boolean {
+  const waits = found.filter((wait): wait is number => wait !== null);
   if (waits.length === 0) return false;
   const seconds = Math.trunc(Math.max(...waits));
   ctx.set('Retry-After', String(seconds));

@@ -16,7 +16,7 @@ import { createMagicLink } from '../../gateway/auth/magic-links.js';
 import { createRateLimits } from '../../gateway/auth/rate-limit.js';
 import { hashSecret } from '../../gateway/auth/secrets.js';
 import { newId } from '../../storage/ids.js';
-import type { UserRecord } from '../../storage/store.js';
+import type { Store, UserRecord } from '../../storage/store.js';
 
 interface Context {
   stack: TestStack;
@@ -307,7 +307,7 @@ signin('password sign-in during an authorization returns to it; sign out keeps i
 signin.run();
 
 /**
- * The rate limits and the slow-down have their own stack: the limiters count per process. TRUST_PROXY
+ * The rate limits and the slow-down have their own stack and store. TRUST_PROXY
  * lets each request name its client address in X-Forwarded-For, and the slow-down's pause is the
  * test's own, so it records each delay instead of waiting it out.
  */
@@ -321,7 +321,7 @@ limits.before(async (context) => {
   context.delays = [];
   const mail = await startMailCatcher();
   Object.assign(context, mail);
-  const rateLimits = createRateLimits({ pause: async (ms) => void context.delays.push(ms) });
+  const rateLimits = (store: Store) => createRateLimits(store, { pause: async (ms) => void context.delays.push(ms) });
   context.stack = await startStack({ SMTP_URL: mail.smtpUrl, TRUST_PROXY: 'true' }, { limits: rateLimits });
 });
 limits.after(async (context) => {

@@ -9,6 +9,7 @@ import {
   BatchConditionError, DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,
 } from '../../storage/store.js';
 import { COLLECTION_NAMES, SCHEMA } from '../../storage/schema.js';
+import { countEvent, liveWindow, uncountEvent, type CountedWindow } from '../../storage/window-counters.js';
 import {
   T0, activity, application, authorizationCode, clientSecret, daily, grant, job, refreshToken, team, teamMember, user,
 } from './records.js';
@@ -31,6 +32,11 @@ const PROBES: Probe[] = [
   { id: 'p4', n: null, tags: ['a'], mixed: 1 },
   { id: 'p5', s: 'gamma', n: -3.5, b: false, tags: ['c'], mixed: [] },
 ];
+
+/** A counted window's count and end, without its id. */
+function pick(window: CountedWindow | null): CountedWindow | null {
+  return window && { count: window.count, expires_at: window.expires_at };
+}
 
 async function rejects(work: () => Promise<unknown>, type: abstract new (...args: never[]) => Error): Promise<void> {
   let thrown: unknown = null;
@@ -679,6 +685,36 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     const before = await everything();
     assert.is(await store.deleteUser('nobody'), 0);
     assert.equal(await everything(), before);
+  });
+
+  // --- window counters (storage/window-counters.ts, the gateway's rate limits) ----------------
+
+  test('window counters count in a window that opens with the first event and restart once it ends', async () => {
+    const counters = store.rate_limits;
+    assert.equal(pick(await countEvent(counters, 'limit:k', 60_000, 1000)), { count: 1, expires_at: 61_000 });
+    assert.equal(pick(await countEvent(counters, 'limit:k', 60_000, 30_000)), { count: 2, expires_at: 61_000 });
+    assert.equal(pick(await liveWindow(counters, 'limit:k', 60_999)), { count: 2, expires_at: 61_000 });
+    assert.is(await liveWindow(counters, 'limit:k', 61_000), null, 'over at its end');
+    assert.is(await uncountEvent(counters, 'limit:k', 61_000), null, 'nothing to take back from an ended window');
+    assert.equal(pick(await countEvent(counters, 'limit:k', 60_000, 61_000)), { count: 1, expires_at: 121_000 });
+    assert.is(await counters.count({}), 1, 'the ended window was restarted in place');
+  });
+
+  test('window counters take back one event at a time, never below zero', async () => {
+    const counters = store.rate_limits;
+    await countEvent(counters, 'limit:k', 60_000, 0);
+    assert.equal(pick(await uncountEvent(counters, 'limit:k', 0)), { count: 0, expires_at: 60_000 });
+    assert.is(await uncountEvent(counters, 'limit:k', 0), null);
+    assert.is((await liveWindow(counters, 'limit:k', 0))?.count, 0);
+  });
+
+  // Single-document writes only; on the bundled jongodb this says little about concurrency (issue 24): the
+  // cross-process proof runs on a shared SQLite file (test/gateway/rate-limit-processes.test.ts).
+  test('window counters count each of concurrent events once, in one window', async () => {
+    const counters = store.rate_limits;
+    const windows = await Promise.all(Array.from({ length: 10 }, () => countEvent(counters, 'limit:k', 60_000, 0)));
+    assert.equal(windows.map((window) => window.count).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.equal(pick(await liveWindow(counters, 'limit:k', 0)), { count: 10, expires_at: 60_000 });
   });
 
   test('answers ping', async () => {

@@ -26,10 +26,10 @@ export function tempDir(prefix = 'threshold-test-'): string {
 
 /**
  * Engine and gateway on port 0 over a SQLite store in a fresh temporary directory, or over `options.store`
- * when given (the caller closes that store; `close` leaves it open). `options.limits`: the gateway's rate
- * limiters, for a test that observes them (createRateLimits with its own pause, say).
+ * when given (the caller closes that store; `close` leaves it open). `options.limits`: builds the gateway's rate
+ * limiters over its store, for a test that observes them (createRateLimits with its own pause, say).
  */
-export async function startStack(env: Record<string, string> = {}, options: { store?: Store; limits?: RateLimits; workouts?: StartEngineOptions['workouts'] } = {}): Promise<TestStack> {
+export async function startStack(env: Record<string, string> = {}, options: { store?: Store; limits?: (store: Store) => RateLimits; workouts?: StartEngineOptions['workouts'] } = {}): Promise<TestStack> {
   const dataDir = env.DATA_DIR ?? tempDir();
   const stack = await startRealStack({
     env: { PORT: '0', HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '2', LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...env },
