@@ -13,7 +13,8 @@
  * when the suite stops it, on process exit or SIGINT/SIGTERM, and (through `setpriv --pdeathsig`, where
  * util-linux is installed) by the kernel when the test process dies any other way, so none outlives the run.
  *
- * Kept honest by test/storage/mongo.test.ts and test/gateway/mongo-end-to-end.test.ts.
+ * Kept honest by test/storage/mongo.test.ts, test/storage/mongo-double.test.ts and
+ * test/gateway/mongo-end-to-end.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
