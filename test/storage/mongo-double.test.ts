@@ -1,9 +1,9 @@
 /**
- * Where the bundled MongoDB double (jongodb, test/support/mongo-server.ts) differs from MongoDB in ways no
- * harness can mend, measured in every run so that the README's list of its differences stays true:
+ * Two ways the bundled MongoDB double (jongodb, test/support/mongo-server.ts) differs from MongoDB that the
+ * store code cannot work around, measured in every run so that the README's list of its differences stays true:
  *
  * - It loses concurrent commits: of thirty two-insert transactions committed at once, each acknowledged,
- *   it keeps 27–30. The probe passes whatever the count and prints it; on a MONGODB_URI it requires every
+ *   it keeps 25–30. The probe passes whatever the count and prints it; on a MONGODB_URI it requires every
  *   acknowledged transaction to be there, as MongoDB promises. Hence no test draws a concurrency conclusion
  *   from the double: those run on a shared SQLite file (test/gateway/processes-shared-sqlite.test.ts,
  *   test/storage/sqlite.test.ts) or on a MONGODB_URI.
