@@ -3,7 +3,9 @@
  * MongoDB-wire-compatible server shipped inside the dev dependency `@jongodb/memory-server-bin-linux-x64-gnu`
  * (a native executable, nothing downloaded), started as a child process on a free loopback port in its
  * single-node replica-set mode, so `batch` and `deleteUser` run in transactions as on a real replica set,
- * behind a proxy (jongodb-proxy.ts) that mends the one driver request jongodb refuses.
+ * behind a proxy (jongodb-proxy.ts) that mends the one driver request jongodb refuses. Its URI asks the
+ * driver for `serverMonitoringMode=poll`: jongodb ends every streamed heartbeat ("Server ended moreToCome
+ * unexpectedly"), so the driver's default streaming monitor fails each one; polling `hello` works.
  *
  * It deliberately does not paper over the bundled server's gaps inside the store: where jongodb differs
  * from MongoDB (no `dropDatabase`, `drop` or `listCollections`), only the harness adapts
@@ -11,7 +13,8 @@
  * when the suite stops it, on process exit or SIGINT/SIGTERM, and (through `setpriv --pdeathsig`, where
  * util-linux is installed) by the kernel when the test process dies any other way, so none outlives the run.
  *
- * Kept honest by test/storage/mongo.test.ts and test/gateway/mongo-end-to-end.test.ts.
+ * Kept honest by test/storage/mongo.test.ts, test/storage/mongo-double.test.ts and
+ * test/gateway/mongo-end-to-end.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -144,7 +147,8 @@ export async function startMongoServer(): Promise<MongoServer> {
     const port = Number(new URL(await ready).port);
     proxy = await startJongodbProxy({ host: '127.0.0.1', port });
     // A direct connection: the replica set's member list names jongodb's own port, which would bypass the proxy.
-    return { uri: `mongodb://127.0.0.1:${proxy.port}/?directConnection=true`, kind: 'jongodb', stop };
+    // Polled heartbeats: jongodb ends every streamed one (test/storage/mongo-double.test.ts shows it).
+    return { uri: `mongodb://127.0.0.1:${proxy.port}/?directConnection=true&serverMonitoringMode=poll`, kind: 'jongodb', stop };
   } catch (error) {
     await stop();
     throw error;
