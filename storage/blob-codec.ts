@@ -80,10 +80,13 @@ export async function decodeBlob(key: string, stored: { encoding: string | null 
   return owned(bytes);
 }
 
-/** `bytes` itself when it is the whole of its ArrayBuffer, else a copy that is. */
+/**
+ * A plain Uint8Array over the whole of its own ArrayBuffer: `bytes`' memory when that is so, else a copy.
+ * (zlib answers small results as views into a larger output buffer; `Buffer#slice` would not copy.)
+ */
 function owned(bytes: Uint8Array): Uint8Array {
   if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.byteLength && !(bytes.buffer instanceof SharedArrayBuffer)) {
     return new Uint8Array(bytes.buffer, 0, bytes.byteLength);
   }
-  return bytes.slice();
+  return new Uint8Array(bytes);
 }

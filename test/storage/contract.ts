@@ -520,7 +520,8 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
   });
 
   test('hands out blobs that own their memory, so transferring one detaches nothing else', async () => {
-    for (const [key, bytes] of [['small', pattern(100, 2)], ['compressible', pattern(50_000, 3)], ['random', noise(50_000, 8)]] as const) {
+    const cases = [['tiny', pattern(100, 2)], ['compressible', pattern(5_000, 4)], ['large compressible', pattern(50_000, 3)], ['random', noise(50_000, 8)]] as const;
+    for (const [key, bytes] of cases) {
       await store.blobs.put(key, bytes, { userId: 'u1' });
       const first = (await store.blobs.get(key))!;
       assert.is(first.byteOffset, 0, key);
