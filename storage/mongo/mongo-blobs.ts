@@ -1,7 +1,9 @@
 /**
  * The blob space of the MongoDB backend. A document is limited to 16 MB, so bytes are stored in
- * chunks: a header `{_id: key, user_id, size, version, chunks}` in `blobs` and chunk documents
- * `{_id: version:n, version, n, bytes}` in `blob_chunks`.
+ * chunks: a header `{_id: key, user_id, size, version, chunks, encoding, stored_size}` in `blobs` and
+ * chunk documents `{_id: version:n, version, n, bytes}` in `blob_chunks`. The chunks hold the bytes as
+ * storage/blob-codec.ts encoded them (`encoding`, `stored_size` of them); `size` is the blob's own
+ * length. A header written before encodings existed has neither field: identity, `size` bytes stored.
  *
  * "Readers see either the old or the new value, never a mix": a put writes its chunks under a
  * fresh version first, then points the header at that version, then deletes the chunks of the
@@ -12,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { Binary, type ClientSession, type Db, type Filter, type Collection as MongoCollectionApi } from 'mongodb';
 import type { Blobs } from '../store.js';
+import { decodeBlob, encodeBlob, type BlobEncoding } from '../blob-codec.js';
 import { escapeRegex } from './mongo-filter.js';
 import { portError } from './mongo-collection.js';
 
@@ -23,9 +26,14 @@ const READ_ATTEMPTS = 5;
 interface BlobHeader {
   _id: string;
   user_id: string | null;
+  /** The blob's own length in bytes. */
   size: number;
   version: string;
   chunks: number;
+  /** How the chunks' bytes are encoded; absent on headers written before encodings (identity). */
+  encoding?: BlobEncoding;
+  /** Bytes in the chunks; absent before encodings (then `size`). */
+  stored_size?: number;
 }
 
 interface BlobChunk {
@@ -50,11 +58,12 @@ export class MongoBlobs implements Blobs {
   }
 
   async put(key: string, bytes: Uint8Array, owner: { userId: string | null }): Promise<void> {
+    const stored = await encodeBlob(bytes);
     const version = randomUUID();
-    const count = Math.ceil(bytes.byteLength / CHUNK_BYTES);
+    const count = Math.ceil(stored.bytes.byteLength / CHUNK_BYTES);
     const docs: BlobChunk[] = [];
     for (let n = 0; n < count; n++) {
-      const part = bytes.subarray(n * CHUNK_BYTES, Math.min(bytes.byteLength, (n + 1) * CHUNK_BYTES));
+      const part = stored.bytes.subarray(n * CHUNK_BYTES, Math.min(stored.bytes.byteLength, (n + 1) * CHUNK_BYTES));
       docs.push({ _id: `${version}:${n}`, version, n, bytes: new Binary(part) });
     }
     if (docs.length > 0) await this.chunks.insertMany(docs, { ordered: true });
@@ -63,7 +72,7 @@ export class MongoBlobs implements Blobs {
     try {
       previous = await this.headers.findOneAndUpdate(
         { _id: key },
-        { $set: { user_id: owner.userId, size: bytes.byteLength, version, chunks: count } },
+        { $set: { user_id: owner.userId, size: stored.size, version, chunks: count, encoding: stored.encoding, stored_size: stored.bytes.byteLength } },
         { upsert: true, returnDocument: 'before' },
       );
     } catch (error) {
@@ -79,7 +88,7 @@ export class MongoBlobs implements Blobs {
       if (header === null) return null;
       const parts = await this.chunks.find({ version: header.version }, { sort: { n: 1 } }).toArray();
       const bytes = assemble(header, parts);
-      if (bytes !== null) return bytes;
+      if (bytes !== null) return decodeBlob(key, { encoding: header.encoding, bytes, size: header.size });
     }
     throw new Error(`store: blob ${key} kept being replaced while it was read`);
   }
@@ -119,10 +128,11 @@ export class MongoBlobs implements Blobs {
   }
 }
 
-/** The blob's bytes from its chunks, or null when they are incomplete (the version was replaced mid-read). */
+/** The blob's stored bytes from its chunks, or null when they are incomplete (the version was replaced mid-read). */
 function assemble(header: BlobHeader, parts: BlobChunk[]): Uint8Array | null {
   if (parts.length !== header.chunks) return null;
-  const bytes = new Uint8Array(header.size);
+  const stored = header.stored_size ?? header.size;
+  const bytes = new Uint8Array(stored);
   let offset = 0;
   for (let n = 0; n < parts.length; n++) {
     const part = parts[n]!;
@@ -131,5 +141,5 @@ function assemble(header: BlobHeader, parts: BlobChunk[]): Uint8Array | null {
     bytes.set(value, offset);
     offset += value.byteLength;
   }
-  return offset === header.size ? bytes : null;
+  return offset === stored ? bytes : null;
 }

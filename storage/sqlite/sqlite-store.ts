@@ -14,7 +14,7 @@ import { StoreUsageError, type CollectionName, type Collections, type Doc, type 
 import { COLLECTION_NAMES, SCHEMA, indexName } from '../schema.js';
 import { batchStep, checkMatched, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
 import { SqliteCollection, type SqliteHandle } from './sqlite-collection.js';
-import { SqliteBlobs, BLOBS_SCHEMA } from './sqlite-blobs.js';
+import { SqliteBlobs, BLOBS_SCHEMA, addBlobColumns } from './sqlite-blobs.js';
 import { fieldExpression } from './sql-filter.js';
 
 /** How long a writer waits for another connection's write lock before failing, in milliseconds. */
@@ -59,6 +59,7 @@ function connect(file: string): Database.Database {
     db.transaction(() => {
       for (const sql of schemaStatements()) db.exec(sql);
       addDerivedColumns(db);
+      addBlobColumns(db);
     }).immediate();
     return db;
   } catch (error) {

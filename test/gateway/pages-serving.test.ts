@@ -3,15 +3,23 @@
  * directory and single-page-app fallbacks, ETag and conditional GET, the security headers on every
  * answer, no traversal in any encoding, no cookies, GET and HEAD only.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import nodePath from 'node:path';
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { sendJson } from '../support/json-api.js';
 import { deploy } from '../support/page-deploys.js';
 import { createApplication } from '../../gateway/services/accounts.js';
+import { FIXTURES } from '../support/paths.js';
 
 let stack: TestStack;
+/** Files deployed as binary parts, to read back byte for byte (blobs are stored compressed at rest). */
+const BINARY = {
+  'files/ride.fit': readFileSync(nodePath.join(FIXTURES, 'fit', 'python-fitparse', '20170518-191602-1740899583.fit')),
+  'data/big.json': Buffer.from(JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ i, watts: 200 + (i % 37) })))),
+};
 
 test.before(async () => {
   stack = await startStack();
@@ -27,6 +35,7 @@ test.before(async () => {
     { path: 'img/logo.svg', content: '<svg xmlns="http://www.w3.org/2000/svg"/>' },
     { path: 'docs/index.html', content: 'docs index' },
     { path: 'blob.unknownext', content: 'raw' },
+    ...Object.entries(BINARY).map(([path, content]) => ({ path, content })),
   ]);
   assert.is(deployed.status, 200);
   await deploy(stack, 'next-door', owner.token, [{ path: 'secret.txt', content: 'next door' }]);
@@ -51,6 +60,14 @@ const get = (path: string, init: RequestInit = {}) => fetch(`${stack.pagesBase}$
 test('serves pages on an origin other than the service\'s, and the service does not serve them', async () => {
   assert.not.equal(new URL(stack.pagesBase).origin, new URL(stack.baseUrl).origin);
   assert.is((await fetch(`${stack.baseUrl}/served/`)).status, 404);
+});
+
+test('serves each deployed file byte for byte as it was deployed', async () => {
+  for (const [path, bytes] of Object.entries(BINARY)) {
+    const response = await get(`/served/${path}`);
+    assert.is(response.status, 200, path);
+    assert.ok(Buffer.from(await response.arrayBuffer()).equals(bytes), path);
+  }
 });
 
 test('answers each file with its media type', async () => {

@@ -1,9 +1,13 @@
 /** Uploading files and reading what they became: sources, activities, summaries, app metadata. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { csvActivity, settled, upload, type SourceBody } from '../support/uploads.js';
 import { createApplication } from '../../gateway/services/accounts.js';
+import { FIXTURES } from '../support/paths.js';
 
 const uploads = suite<{ stack: TestStack; token: string; userId: string }>('uploads');
 
@@ -191,6 +195,26 @@ uploads('keeps app metadata per app, for app tokens only, within 1 KB and 32 lev
   assert.is(((await (await stack.get(`/api/v1/activities/${id}`, appToken)).json()) as { app_metadata: unknown }).app_metadata, null);
   assert.equal(((await (await stack.get(`/api/v1/activities/${id}`, otherToken)).json()) as { app_metadata: unknown }).app_metadata, { mine: true });
   assert.is((await fetch(`${stack.baseUrl}/api/v1/activities/unknown-id/app-metadata`, { method: 'DELETE', headers: { authorization: `Bearer ${appToken}` } })).status, 404);
+});
+
+uploads('keeps each uploaded file byte for byte, stored compressed, sized as uploaded', async ({ stack, token, userId }) => {
+  const fit = readFileSync(path.join(FIXTURES, 'fit', 'python-fitparse', '20170518-191602-1740899583.fit'));
+  const csv = Buffer.from(csvActivity({ start: '2024-07-01T06:00:00Z', rows: 3600 }));
+  const accepted = await sources(await upload(stack, token, [{ name: 'ride.fit', bytes: fit }, { name: 'hour.csv', bytes: csv }]));
+  for (const [source, bytes] of [[accepted[0]!, fit], [accepted[1]!, csv]] as const) {
+    assert.is((await settled(stack, token, source.id)).status, 'processed');
+    const record = (await stack.store.sources.get(source.id))!;
+    assert.is(record.user_id, userId);
+    assert.is(record.size, bytes.byteLength);
+    const original = await stack.store.blobs.get(record.bytes_key);
+    assert.ok(original && Buffer.from(original).equals(bytes), `${source.filename}: the stored original is the upload`);
+    assert.is(await stack.store.blobs.size(record.bytes_key), bytes.byteLength);
+    const raw = new Database(path.join(stack.dataDir, 'threshold.sqlite'), { readonly: true });
+    const stored = raw.prepare('SELECT encoding, length(bytes) AS bytes FROM blobs WHERE key = ?').get(record.bytes_key) as { encoding: string; bytes: number };
+    raw.close();
+    assert.is(stored.encoding, 'br', `${source.filename}: stored compressed`);
+    assert.ok(stored.bytes < bytes.byteLength * 0.75, `${source.filename}: ${stored.bytes} bytes stored for ${bytes.byteLength}`);
+  }
 });
 
 uploads.run();

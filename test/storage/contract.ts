@@ -3,6 +3,8 @@
  * and on a file, test/storage/mongo.test.ts on the bundled jongodb server or MONGODB_URI). One fresh
  * store per test.
  */
+import { randomBytes } from 'node:crypto';
+import { brotliCompressSync } from 'node:zlib';
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import {
@@ -48,10 +50,18 @@ async function rejects(work: () => Promise<unknown>, type: abstract new (...args
   assert.ok(thrown instanceof type, `expected ${type.name}, got ${String(thrown)}`);
 }
 
-/** 20 MB of bytes that differ from chunk to chunk and are cheap to make and compare. */
+/** Bytes that differ from chunk to chunk and are cheap to make and compare (they compress well). */
 function pattern(size: number, seed: number): Uint8Array {
   const bytes = new Uint8Array(size);
   for (let i = 0; i < size; i++) bytes[i] = (i * 31 + (i >>> 12) + seed) & 0xff;
+  return bytes;
+}
+
+/** Random bytes of which only the low `bits` vary: 8 bits do not compress at all, 4 bits about 2×. */
+function noise(size: number, bits: number): Uint8Array {
+  const bytes = new Uint8Array(randomBytes(size));
+  const mask = (1 << bits) - 1;
+  for (let i = 0; i < size; i++) bytes[i]! &= mask;
   return bytes;
 }
 
@@ -487,7 +497,7 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
   });
 
   test('round-trips a 20 MB blob byte for byte and replaces it with a small one', async () => {
-    const big = pattern(20 * 1024 * 1024 + 7, 3);
+    const big = noise(20 * 1024 * 1024 + 7, 8); // incompressible: stored as given, in many pieces
     await store.blobs.put('files/big', big, { userId: 'u1' });
     assert.is(await store.blobs.size('files/big'), big.byteLength);
     assert.ok(sameBytes(await store.blobs.get('files/big'), big));
@@ -495,6 +505,36 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     await store.blobs.put('files/big', small, { userId: 'u1' });
     assert.ok(sameBytes(await store.blobs.get('files/big'), small));
     assert.is(await store.blobs.delete('files/big'), true);
+  });
+
+  test('round-trips a compressible blob bigger than a chunk compressed, and sizes it by its own length', async () => {
+    const big = noise(4 * 1024 * 1024 + 3, 4); // about 2 MB once compressed: more than one 1 MB chunk in MongoDB
+    await store.blobs.put('series/big', big, { userId: 'u1' });
+    assert.is(await store.blobs.size('series/big'), big.byteLength);
+    assert.ok(sameBytes(await store.blobs.get('series/big'), big));
+    const periodic = pattern(3 * 1024 * 1024, 9);
+    await store.blobs.put('series/big', periodic, { userId: 'u1' });
+    assert.is(await store.blobs.size('series/big'), periodic.byteLength);
+    assert.ok(sameBytes(await store.blobs.get('series/big'), periodic));
+  });
+
+  test('returns stored bytes that look compressed exactly as they were put', async () => {
+    const brotli = new Uint8Array(brotliCompressSync(pattern(100_000, 1)));
+    await store.blobs.put('files/looks-compressed', brotli, { userId: 'u1' });
+    assert.ok(sameBytes(await store.blobs.get('files/looks-compressed'), brotli));
+    assert.is(await store.blobs.size('files/looks-compressed'), brotli.byteLength);
+  });
+
+  test('hands out blobs that own their memory, so transferring one detaches nothing else', async () => {
+    const cases = [['tiny', pattern(100, 2)], ['compressible', pattern(5_000, 4)], ['large compressible', pattern(50_000, 3)], ['random', noise(50_000, 8)]] as const;
+    for (const [key, bytes] of cases) {
+      await store.blobs.put(key, bytes, { userId: 'u1' });
+      const first = (await store.blobs.get(key))!;
+      assert.is(first.byteOffset, 0, key);
+      assert.is(first.buffer.byteLength, bytes.byteLength, key);
+      structuredClone(first.buffer, { transfer: [first.buffer as ArrayBuffer] });
+      assert.ok(sameBytes(await store.blobs.get(key), bytes), key);
+    }
   });
 
   test('deletes blobs by key prefix, taking the prefix literally', async () => {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { brotliCompressSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -16,6 +17,7 @@ import { parseFilter } from '../../storage/query.js';
 import { storeContract } from './contract.js';
 import { activity, authorizationCode, user } from './records.js';
 import type { RaceWorkerData } from './sqlite-race-worker.js';
+import { FIXTURES } from '../support/paths.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'threshold-storage-'));
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -127,6 +129,53 @@ test('adds a derived field\'s column to a table made before the field was declar
   assert.equal(await store.activities.get('act1'), activity('act1', 'u1'));
   await store.activities.updateOne({ id: 'act1' }, { set: { listing: '{}', listing_version: 1 } });
   assert.equal(await store.activities.findFields({ id: 'act1' }, ['listing', 'listing_version']), [{ listing: '{}', listing_version: 1 }]);
+  await store.close();
+});
+
+/** A real FIT file (1 MB, multisport): an original upload as the store keeps it. */
+const FIT_FILE = path.join(FIXTURES, 'fit', 'python-fitparse', 'activity-large-fenxi2-multisport.fit');
+
+test('stores a blob Brotli-compressed, its encoding and own size beside the smaller bytes', async () => {
+  const file = freshFile();
+  const store = await openSqliteStore({ file });
+  const fit = new Uint8Array(fs.readFileSync(FIT_FILE));
+  await store.blobs.put('source:s1', fit, { userId: 'u1' });
+  await store.blobs.put('tiny', new Uint8Array([1, 2, 3]), { userId: 'u1' });
+  assert.ok(Buffer.from((await store.blobs.get('source:s1'))!).equals(fit));
+  assert.is(await store.blobs.size('source:s1'), fit.byteLength);
+  await store.close();
+
+  const raw = new Database(file, { readonly: true });
+  const row = (key: string) => raw.prepare('SELECT encoding, size, length(bytes) AS stored FROM blobs WHERE key = ?').get(key) as { encoding: string; size: number; stored: number };
+  const stored = row('source:s1');
+  assert.is(stored.encoding, 'br');
+  assert.is(stored.size, fit.byteLength);
+  assert.ok(stored.stored < fit.byteLength * 0.5, `stored ${stored.stored} of ${fit.byteLength} bytes`);
+  assert.equal(row('tiny'), { encoding: 'identity', size: 3, stored: 3 }, 'a few bytes are kept as given');
+  raw.close();
+});
+
+test('reads blobs stored uncompressed by the previous version, in a table made before encodings', async () => {
+  const file = freshFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const fit = fs.readFileSync(FIT_FILE);
+  // Bytes that are themselves a valid Brotli stream: the stored encoding decides, never the bytes.
+  const looksCompressed = brotliCompressSync(fit);
+  const old = new Database(file);
+  old.exec('CREATE TABLE blobs (key TEXT PRIMARY KEY, user_id TEXT, bytes BLOB NOT NULL)');
+  const insert = old.prepare('INSERT INTO blobs (key, user_id, bytes) VALUES (?, ?, ?)');
+  insert.run('source:old', 'u1', fit);
+  insert.run('files/old.br', 'u1', looksCompressed);
+  old.close();
+
+  const store = await openSqliteStore({ file });
+  assert.ok(Buffer.from((await store.blobs.get('source:old'))!).equals(fit));
+  assert.is(await store.blobs.size('source:old'), fit.byteLength);
+  assert.ok(Buffer.from((await store.blobs.get('files/old.br'))!).equals(looksCompressed));
+  assert.is(await store.blobs.size('files/old.br'), looksCompressed.byteLength);
+  await store.blobs.put('source:new', fit, { userId: 'u1' });
+  assert.ok(Buffer.from((await store.blobs.get('source:new'))!).equals(fit), 'the upgraded table stores new blobs too');
+  assert.is(await store.blobs.deletePrefix('source:'), 2);
   await store.close();
 });
 
