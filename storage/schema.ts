@@ -69,6 +69,8 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   },
   event_attempts: { owner: 'user_id', indexes: [{ fields: ['application_id', 'at'] }, { fields: ['delivery_id'] }, { fields: ['at'] }] },
   jobs: { owner: 'user_id', indexes: [{ fields: ['key'], unique: true, sparse: true }, { fields: ['status', 'run_after'] }, { fields: ['kind', 'status'] }] },
+  // Global, not per user: a provider app's request budget is shared by every user and every engine (provider-budget.ts).
+  provider_budgets: { owner: null, indexes: [{ fields: ['provider', 'app', 'expires_at'] }] },
 };
 
 export const COLLECTION_NAMES = Object.keys(SCHEMA) as CollectionName[];

@@ -25,7 +25,7 @@ import type {
   MaxEffortRecord, PageRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
-import type { PortalSessionRecord, ProviderAuthorizationRecord } from './records.js';
+import type { PortalSessionRecord, ProviderAuthorizationRecord, ProviderBudgetRecord } from './records.js';
 
 export type * from './records.js';
 
@@ -228,6 +228,7 @@ export interface Collections {
   event_deliveries: Collection<EventDeliveryRecord>;
   event_attempts: Collection<EventAttemptRecord>;
   jobs: Collection<JobRecord>;
+  provider_budgets: Collection<ProviderBudgetRecord>;
 }
 
 export type CollectionName = keyof Collections;
