@@ -27,7 +27,7 @@ import type { ProviderTokens } from './credentials.js';
 import { upsertDaily } from '../../storage/dailies.js';
 import { describeWithheld, withheld } from '../../domain/provider-permissions.js';
 import { HISTORY_NEEDS } from './permission-change.js';
-import { ensurePollSchedule } from './poll.js';
+import { ensurePollSchedule } from './poll-schedule.js';
 
 /** Waits up to this long inside the job; longer waits requeue it, milliseconds. */
 export const MAX_INLINE_WAIT_MS = 60_000;

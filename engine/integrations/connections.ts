@@ -26,7 +26,7 @@ import { openCredentials, sealCredentials, type ProviderTokens } from './credent
 import type { Adapters } from './adapters.js';
 import type { ProviderAdapter, ProviderProfile } from './provider.js';
 import { Serializer } from './token-keeper.js';
-import { pollSchedule } from './poll.js';
+import { pollSchedule } from './poll-schedule.js';
 
 /** The `user_id` of an authorization started for a sign-in: the account is decided at completion. */
 const SIGN_IN = '';

@@ -13,34 +13,20 @@
  * Kept honest by test/gateway/integration-polling.test.ts and test/gateway/cluster-jobs.test.ts.
  */
 import type { Logger } from '../../domain/logger.js';
-import type { ConnectionRecord, JobRecord, Store } from '../../storage/store.js';
-import { newJob } from '../../storage/jobs.js';
+import type { ConnectionRecord } from '../../storage/store.js';
 import type { JobHandler, RunAgain } from '../jobs/runner.js';
 import { withheld } from '../../domain/provider-permissions.js';
 import { AuthorizationRevoked, backoffMs, RateLimited } from './provider.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity } from './import-activity.js';
 
-export const POLL_JOB = 'provider_poll';
+import { ensurePollSchedule } from './poll-schedule.js';
+
+export { POLL_JOB } from './poll-schedule.js';
 /** Look back this far before the newest activity seen: late uploads land with older start times, milliseconds. */
 const POLL_OVERLAP_MS = 86_400_000;
 /** Pages one poll reads at most. */
 const POLL_PAGES = 5;
-
-/** The schedule of one connection's polls, first run at `runAfter` (Unix ms). */
-export function pollSchedule(connection: Pick<ConnectionRecord, 'id' | 'user_id'>, runAfter: number): JobRecord {
-  const job = newJob(POLL_JOB, connection.user_id, `${POLL_JOB}:${connection.id}`, { connection_id: connection.id });
-  return { ...job, run_after: runAfter };
-}
-
-/** Makes the connection's schedule, or revives it when it ended (done, failed); one that runs or waits is left alone. */
-export async function ensurePollSchedule(store: Store, connection: Pick<ConnectionRecord, 'id' | 'user_id'>, runAfter: number): Promise<void> {
-  const outcome = await store.jobs.insertIfAbsent(pollSchedule(connection, runAfter), ['key']);
-  if (outcome.inserted || (outcome.existing.status !== 'done' && outcome.existing.status !== 'failed')) return;
-  await store.jobs.updateOne({ id: outcome.existing.id, status: outcome.existing.status }, {
-    set: { status: 'queued', attempts: 0, run_after: runAfter, error: null, updated_at: Date.now() },
-  });
-}
 
 export function pollJobHandler(deps: ConnectionDeps & { intervalMs: number }): JobHandler {
   const next = (): RunAgain => ({ runAfter: Date.now() + deps.intervalMs });
