@@ -78,7 +78,7 @@ export interface StartEngineOptions {
    * bump with it. Activities it ingests still carry ANALYSIS_VERSION (and are brought to this one).
    */
   analysisVersion?: number;
-  /** Per provider, the app's request budget windows shared through the store (default provider-budget.ts PROVIDER_BUDGETS). */
+  /** Per provider, the app's request budget windows shared through the store, over config.providerBudgets (*_REQUEST_BUDGET). */
   providerBudgets?: Partial<Record<Provider, BudgetWindow[]>>;
 }
 
@@ -105,7 +105,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   let wakeJobs = (): void => {};
   // Every provider call spends from its app's budget in the store first, shared by all engines.
   const apps = Object.fromEntries(Object.entries(config.integrations.providers).map(([provider, settings]) => [provider, settings!.clientId]));
-  const spend = storeBudget(store, apps, options.providerBudgets);
+  const spend = storeBudget(store, apps, { ...config.providerBudgets, ...options.providerBudgets });
   const adapters = createAdapters(config.integrations, { pageSize: config.integrationPageSize, spend });
   const integrations: ConnectionDeps = {
     store, adapters, key: Object.keys(adapters).length > 0 ? resolveIntegrationKey(config) : null, wake: () => wakeJobs(),
@@ -120,7 +120,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     [POLL_JOB]: pollJobHandler({ ...integrations, intervalMs: config.integrationPollMs }),
     [ANALYSIS_PLAN_JOB]: analysisPlanHandler(analysisDeps),
     [ANALYSIS_BATCH_JOB]: analysisBatchHandler(analysisDeps),
-    ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions({ ...integrationWorkoutOptions(config, integrations), ...options.workouts }) }),
+    ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions({ spend, ...integrationWorkoutOptions(config, integrations), ...options.workouts }) }),
   };
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers), processMetrics: options.processMetrics ?? false });
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS, observe: metrics.observeRpc };

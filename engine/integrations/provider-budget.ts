@@ -30,18 +30,20 @@ const DAY = 86_400_000;
 
 /**
  * Each provider's per-app budget as shared/spec/providers.md states it; an operator whose app has another
- * tier passes its own (StartEngineOptions.providerBudgets).
+ * tier sets its own (`<PREFIX>_REQUEST_BUDGET`, engine/config.ts).
  */
 export const PROVIDER_BUDGETS: Record<Provider, BudgetWindow[]> = {
-  // [unverified] Garmin publishes no numbers for the pull endpoints ("one integrator budgets 100/min" [OW]);
-  // the Training API allows 100 calls/partner/min at evaluation (3,000 in production). 100/min covers both.
-  garmin_connect: [{ windowMs: MINUTE, limit: 100 }],
+  // [GAR-trn] The Training API allows 3,000 calls/partner/min in production (100 at evaluation: an evaluation
+  // app sets GARMIN_REQUEST_BUDGET=100/1m). [unverified] The pull endpoints have no public numbers (one
+  // integrator budgets 100/min [OW]); they spend from the same budget. The per-user daily limits (1,000 in
+  // production) are per user, not per app, and are left to Garmin's 429 (provider-http.ts waits ≥ 60 s).
+  garmin_connect: [{ windowMs: MINUTE, limit: 3_000 }],
   // [unverified] App budgets from the app settings: 100 requests/user/day, at least 8,000 a day, the
   // 15-minute window 1/8 of that (1,000 at the minimum), reset 00:00 UTC. The documented 10 requests/s is
   // per IP (each engine host has its own), so it is not a shared budget; a 429 for it is backed off.
   intervals_icu: [{ windowMs: 15 * MINUTE, limit: 1_000 }, { windowMs: DAY, limit: 8_000 }],
-  // [WAH-doc] Production: 200 per 5 min, 1,000 per hour, 5,000 per day (sandbox 25/100/250: pass those for a
-  // sandbox app). assume: Wahoo's windows are aligned as ours; its rate headers still stop us early if not.
+  // [WAH-doc] Production: 200 per 5 min, 1,000 per hour, 5,000 per day (a sandbox app sets
+  // WAHOO_REQUEST_BUDGET=25/5m,100/1h,250/1d). assume: Wahoo's windows are aligned as ours; its rate headers still stop us early if not.
   wahoo: [{ windowMs: 5 * MINUTE, limit: 200 }, { windowMs: 60 * MINUTE, limit: 1_000 }, { windowMs: DAY, limit: 5_000 }],
 };
 
