@@ -20,7 +20,7 @@ import { AuthorizationRevoked, backoffMs, RateLimited } from './provider.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity } from './import-activity.js';
 
-import { ensurePollSchedule } from './poll-schedule.js';
+import { ensurePollSchedule, POLL_JOB, pollSchedule } from './poll-schedule.js';
 
 export { POLL_JOB } from './poll-schedule.js';
 /** Look back this far before the newest activity seen: late uploads land with older start times, milliseconds. */
@@ -77,7 +77,10 @@ export function pollJobHandler(deps: ConnectionDeps & { intervalMs: number }): J
 export async function schedulePolls(deps: ConnectionDeps & { logger: Logger; intervalMs: number }): Promise<void> {
   const providers = Object.keys(deps.adapters) as ConnectionRecord['provider'][];
   if (providers.length === 0) return;
+  // Read first, write only what is missing: every engine runs this at start, and most schedules are there.
+  const live = new Set((await deps.store.jobs.findFields({ kind: POLL_JOB, status: { $in: ['queued', 'running'] } }, ['key'])).map((job) => job.key));
   const connections = await deps.store.connections.findFields({ status: 'connected', provider: { $in: providers } }, ['id', 'user_id']);
-  for (const connection of connections) await ensurePollSchedule(deps.store, connection, Date.now() + deps.intervalMs);
-  if (connections.length > 0) deps.wake?.();
+  const missing = connections.filter((connection) => !live.has(pollSchedule(connection, 0).key));
+  for (const connection of missing) await ensurePollSchedule(deps.store, connection, Date.now() + deps.intervalMs);
+  if (missing.length > 0) deps.wake?.();
 }

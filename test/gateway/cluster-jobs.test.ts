@@ -150,6 +150,10 @@ cluster('two engines poll a connection once per interval through one schedule, m
     const gaps = times.slice(1).map((at, index) => at - times[index]!);
     // The first run comes at the interval after start-up; each next one an interval after the last ended.
     assert.ok(gaps.every((gap) => gap >= intervalMs), `no two polls of one connection within ${intervalMs} ms: gaps ${gaps.join(', ')}`);
+
+    // A connection that is gone ends its schedule at its next run: nothing re-queues it, no engine polls it.
+    await store!.connections.updateOne({ id: connection!.id, user_id: connection!.user_id }, { set: { status: 'disconnected', credentials: {} } });
+    await until('the schedule ended', async () => ((await store!.jobs.findOne({ key: `${POLL_JOB}:${connection!.id}` }))?.status === 'done' ? true : undefined), 10_000);
   } finally {
     await engines.close();
     await standin.close();
