@@ -1,10 +1,15 @@
 /**
- * Work that must happen once per cluster, done once by two engines: two real engines on ephemeral ports,
- * each with its own connection to one SQLite file (the shared store where concurrency means something;
- * the bundled MongoDB-wire double loses concurrent transactions, see issue 24), share the analysis backfill
- * after a version bump (each activity computed once in total), one poll schedule per provider connection
- * (never two polls of a connection within the interval), and the provider request budget (a budget of N
- * calls per window allows N calls between them, and the polls that find it spent wait in the queue).
+ * Work that must happen once per cluster, done once by two engines on ephemeral ports sharing one SQLite
+ * file (the shared store where concurrency means something; the bundled MongoDB-wire double loses
+ * concurrent transactions, see issue 24): the analysis backfill after a version bump (each activity
+ * computed once in total), one poll schedule per provider connection (never two polls of a connection
+ * within the interval), and the provider request budget (a budget of N calls per window allows N calls
+ * between them, and the polls that find it spent wait in the queue).
+ *
+ * Polling and the budget run two `start:engine` processes configured as an operator would
+ * (INTEGRATION_POLL_MS, INTERVALS_ICU_REQUEST_BUDGET). The version bump has no setting (the version is the
+ * code's), so that test starts two engines in this process, each with its own store connection to the file,
+ * and names the new version through StartEngineOptions.analysisVersion.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -23,6 +28,7 @@ import type { ConnectionRecord, Store } from '../../storage/store.js';
 import { createLogger } from '../../domain/logger.js';
 import { insertActivity } from '../support/activities.js';
 import { tempDir } from '../support/stack.js';
+import { startProcess, type RunningProcess } from '../support/processes.js';
 import { ICU_CLIENT, intervalsIcuEnv, until } from '../support/integrations.js';
 import { startIntervalsIcuStandin, type IntervalsIcuStandin } from '../support/standins/intervals-icu.js';
 
@@ -36,8 +42,8 @@ interface Engines {
 }
 
 /** Two engines, each with its own store handle on one SQLite file in `dataDir`. */
-async function startEngines(dataDir: string, env: Record<string, string>, options: Partial<StartEngineOptions> = {}): Promise<Engines> {
-  const config = loadEngineConfig({ ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '1', LOG_LEVEL: 'silent', DATA_DIR: dataDir, JOB_POLL_MS: '20', ...env });
+async function startEngines(dataDir: string, options: Partial<StartEngineOptions> = {}): Promise<Engines> {
+  const config = loadEngineConfig({ ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '1', LOG_LEVEL: 'silent', DATA_DIR: dataDir, JOB_POLL_MS: '20' });
   const stores: Store[] = [];
   const engines: RunningEngine[] = [];
   const close = async () => {
@@ -55,6 +61,30 @@ async function startEngines(dataDir: string, env: Record<string, string>, option
     throw error;
   }
   return { dataDir, stores, engines, close };
+}
+
+/**
+ * Two `start:engine` processes on the SQLite file in `dataDir`, and a store connection of this process to
+ * the same file for the test to look through. Resolves once both listen.
+ */
+async function startEngineProcesses(dataDir: string, env: Record<string, string>): Promise<{ store: Store; processes: RunningProcess[]; close(): Promise<void> }> {
+  const processes: RunningProcess[] = [];
+  const store = await openStore({ mongodbUri: null, sqliteFile: path.join(dataDir, 'threshold.sqlite') });
+  const close = async () => {
+    for (const running of processes) await running.stop();
+    await store.close();
+  };
+  try {
+    for (let i = 0; i < 2; i++) {
+      const engine = startProcess('dist/engine/main.js', { DATA_DIR: dataDir, ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '1', LOG_LEVEL: 'info', JOB_POLL_MS: '20', ...env });
+      processes.push(engine);
+      await engine.waitForLog((line) => line.msg === 'engine listening');
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { store, processes, close };
 }
 
 /** Counts the analysis caches each store handle writes (one per computation). */
@@ -82,7 +112,7 @@ cluster('after an analysis-version bump, two engines compute each activity\'s ca
     await seed.close();
   }
   const version = ANALYSIS_VERSION + 1;
-  const engines = await startEngines(dataDir, {}, { analysisVersion: version });
+  const engines = await startEngines(dataDir, { analysisVersion: version });
   try {
     const counters = engines.stores.map(countComputations);
     const [store] = engines.stores;
@@ -139,9 +169,9 @@ cluster('two engines poll a connection once per interval through one schedule, m
   const key = new Uint8Array(randomBytes(32));
   const intervalMs = 400;
   const [connection] = await seedConnections(dataDir, key, await standinToken(standin), 1);
-  const engines = await startEngines(dataDir, { ...intervalsIcuEnv(standin), INTEGRATION_KEY: Buffer.from(key).toString('base64'), INTEGRATION_POLL_MS: String(intervalMs) });
+  const engines = await startEngineProcesses(dataDir, { ...intervalsIcuEnv(standin), INTEGRATION_KEY: Buffer.from(key).toString('base64'), INTEGRATION_POLL_MS: String(intervalMs) });
   try {
-    const [store] = engines.stores;
+    const { store } = engines;
     await until('six polls', async () => (listCalls(standin).length >= 6 ? true : undefined), 30_000);
     assert.is(await store!.jobs.count({ kind: POLL_JOB }), 1, 'one schedule for the connection, though both engines started');
     const schedule = (await store!.jobs.findOne({ key: `${POLL_JOB}:${connection!.id}` }))!;
@@ -169,13 +199,11 @@ cluster('a provider budget of N calls per window allows N calls across two engin
   const windowMs = 86_400_000;
   const connections = await seedConnections(dataDir, key, await standinToken(standin), 8);
   const before = standin.requests.length;
-  const engines = await startEngines(
-    dataDir,
-    { ...intervalsIcuEnv(standin), INTEGRATION_KEY: Buffer.from(key).toString('base64'), INTEGRATION_POLL_MS: '100' },
-    { providerBudgets: { intervals_icu: [{ windowMs, limit: budget }] } },
-  );
+  const engines = await startEngineProcesses(dataDir, {
+    ...intervalsIcuEnv(standin), INTEGRATION_KEY: Buffer.from(key).toString('base64'), INTEGRATION_POLL_MS: '100', INTERVALS_ICU_REQUEST_BUDGET: `${budget}/1d`,
+  });
   try {
-    const [store] = engines.stores;
+    const { store } = engines;
     const reset = (Math.floor(Date.now() / windowMs) + 1) * windowMs;
     const waiting = async () => (await store!.jobs.find({ kind: POLL_JOB })).filter((job) => job.status === 'queued' && job.run_after >= reset);
     // Five polls spend the budget; every next poll, of any connection on either engine, finds it spent.
