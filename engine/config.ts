@@ -36,7 +36,7 @@ export interface EngineConfig {
   store: StoreConfig;
   /** Provider clients and INTEGRATION_KEY, as read by domain/integration-settings.ts. */
   integrations: IntegrationSettings;
-  /** INTEGRATION_POLL_MS: how often connected providers are polled for new activities (the fallback to pushes). */
+  /** INTEGRATION_POLL_MS: how often each connection is polled for new activities (the fallback to pushes; one schedule per connection in the shared queue, whatever the number of engines). */
   integrationPollMs: number;
   /** INTEGRATION_PAGE_SIZE: activities per history page asked of a provider (intervals.icu `limit`, Wahoo `per_page`). */
   integrationPageSize: number;

@@ -113,7 +113,7 @@ export function startJobRunner(options: RunnerOptions): JobRunner {
         ? { status: 'queued' as const, run_after: again.runAfter, attempts: 0 }
         : { status: 'done' as const, progress: 1 };
       await options.store.jobs.updateOne({ id: job.id, lease_owner: owner }, { set: { ...settled, lease_owner: null, lease_until: null, error: null, updated_at: Date.now() } });
-      options.logger.info({ job: job.id, kind: job.kind, ms: Date.now() - started }, 'jobs: done');
+      options.logger.info({ job: job.id, kind: job.kind, ms: Date.now() - started, ...(again && { again_at: again.runAfter }) }, again ? 'jobs: ran, queued again' : 'jobs: done');
     } catch (error) {
       if (stop.signal.aborted) {
         // Shutting down: hand the job back at once so the next runner need not wait for the lease.
