@@ -45,7 +45,8 @@ function ride(day: number, level: number, effortAt: number) {
 
 test.before(async () => {
   store = await openTestStore();
-  engine = await startTestEngine(store);
+  // No background jobs: the tests watch caches being computed (or not) by the calls and the backfill's handlers themselves.
+  engine = await startTestEngine(store, { config: { jobs: false } });
   pool = createPool({ threads: 1 });
   rides = [await ride(0, 200, 600), await ride(1, 210, 1200), await ride(2, 190, 1800)];
 });
