@@ -39,7 +39,8 @@ export const PROVIDER_BUDGETS: Record<Provider, BudgetWindow[]> = {
   // production) are per user, not per app, and are left to Garmin's 429 (provider-http.ts waits ≥ 60 s).
   garmin_connect: [{ windowMs: MINUTE, limit: 3_000 }],
   // [unverified] App budgets from the app settings: 100 requests/user/day, at least 8,000 a day, the
-  // 15-minute window 1/8 of that (1,000 at the minimum), reset 00:00 UTC. The documented 10 requests/s is
+  // 15-minute window 1/8 of that, reset 00:00 UTC. The same notes say the 15-minute window is at least 2,500,
+  // which 1/8 of 8,000 is not: assume the lower, 1,000 (an app with more sets INTERVALS_ICU_REQUEST_BUDGET). The documented 10 requests/s is
   // per IP (each engine host has its own), so it is not a shared budget; a 429 for it is backed off.
   intervals_icu: [{ windowMs: 15 * MINUTE, limit: 1_000 }, { windowMs: DAY, limit: 8_000 }],
   // [WAH-doc] Production: 200 per 5 min, 1,000 per hour, 5,000 per day (a sandbox app sets
