@@ -11,6 +11,8 @@ import { parseEngineTarget } from '../domain/engine-target.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 import { parseAllowedHosts } from '../domain/outbound-address.js';
 import { readIntegrationSettings, type IntegrationSettings } from '../domain/integration-settings.js';
+import { PROVIDERS, type Provider } from '../domain/providers.js';
+import type { BudgetWindow } from './integrations/provider-budget.js';
 
 export interface EngineConfig {
   /**
@@ -39,10 +41,16 @@ export interface EngineConfig {
   store: StoreConfig;
   /** Provider clients and INTEGRATION_KEY, as read by domain/integration-settings.ts. */
   integrations: IntegrationSettings;
-  /** INTEGRATION_POLL_MS: how often connected providers are polled for new activities (the fallback to pushes). */
+  /** INTEGRATION_POLL_MS: how often each connection is polled for new activities (the fallback to pushes; one schedule per connection in the shared queue, whatever the number of engines). */
   integrationPollMs: number;
   /** INTEGRATION_PAGE_SIZE: activities per history page asked of a provider (intervals.icu `limit`, Wahoo `per_page`). */
   integrationPageSize: number;
+  /**
+   * GARMIN_REQUEST_BUDGET, INTERVALS_ICU_REQUEST_BUDGET, WAHOO_REQUEST_BUDGET: the app's request budget at that
+   * provider, shared by every engine through the store, as `<calls>/<window>` pairs (`200/5m,1000/1h,5000/1d`;
+   * windows in s, m, h or d). Unset: the provider's documented budget (integrations/provider-budget.ts).
+   */
+  providerBudgets: Partial<Record<Provider, BudgetWindow[]>>;
 }
 
 export interface WebhookConfig {
@@ -83,7 +91,7 @@ export const ENGINE_DEFAULTS = {
   jobPollMs: 500,
   integrationPollMs: 15 * 60_000, // pushes bring new activities at once; polling only catches what they missed
   integrationPageSize: 200, // one listing request per 200 activities: downloads, not listings, spend the rate limit
-} as const satisfies Omit<EngineConfig, 'store' | 'webhooks' | 'integrations'>;
+} as const satisfies Omit<EngineConfig, 'store' | 'webhooks' | 'integrations' | 'providerBudgets'>;
 
 export function loadEngineConfig(env: Env): EngineConfig {
   const problems: string[] = [];
@@ -108,8 +116,28 @@ export function loadEngineConfig(env: Env): EngineConfig {
   const integrations = readIntegrationSettings(env, store.mongodbUri !== null, problems);
   const integrationPollMs = readInteger(env, 'INTEGRATION_POLL_MS', ENGINE_DEFAULTS.integrationPollMs, { min: 100, max: 86_400_000 }, problems);
   const integrationPageSize = readInteger(env, 'INTEGRATION_PAGE_SIZE', ENGINE_DEFAULTS.integrationPageSize, { min: 1, max: 1000 }, problems);
+  const providerBudgets = readBudgets(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, webhooks, store, integrations, integrationPollMs, integrationPageSize };
+  return { engineAddress, engineThreads, engineToken, logLevel, jobs, jobConcurrency, jobLeaseMs, jobPollMs, webhooks, store, integrations, integrationPollMs, integrationPageSize, providerBudgets };
+}
+
+const BUDGET_VARIABLES: Record<Provider, string> = { garmin_connect: 'GARMIN_REQUEST_BUDGET', intervals_icu: 'INTERVALS_ICU_REQUEST_BUDGET', wahoo: 'WAHOO_REQUEST_BUDGET' };
+const WINDOW_UNITS_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+function readBudgets(env: Env, problems: string[]): Partial<Record<Provider, BudgetWindow[]>> {
+  const budgets: Partial<Record<Provider, BudgetWindow[]>> = {};
+  for (const provider of PROVIDERS) {
+    const name = BUDGET_VARIABLES[provider];
+    const value = present(env, name);
+    if (value === undefined) continue;
+    const windows = value.split(',').map((part) => /^\s*(\d{1,9})\s*\/\s*(\d{1,6})([smhd])\s*$/.exec(part));
+    if (windows.some((match) => match === null || Number(match[1]) < 1 || Number(match[2]) < 1)) {
+      problems.push(`${name} must be <calls>/<window> pairs such as 200/5m,1000/1h,5000/1d (windows in s, m, h or d; got '${value}')`);
+      continue;
+    }
+    budgets[provider] = windows.map((match) => ({ limit: Number(match![1]), windowMs: Number(match![2]) * WINDOW_UNITS_MS[match![3]!]! }));
+  }
+  return budgets;
 }
 
 /** ENGINE_LISTEN_ADDRESS, else ENGINE_ADDRESS when it is one host:port (a list or a dns: target names other engines too). */

@@ -36,7 +36,10 @@ import { startDispatcher, type Dispatcher } from './events/dispatcher.js';
 import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
 } from './service/analyses.js';
-import { ANALYSIS_MEMO_BYTES, AnalysisMemo, startAnalysisBackfill } from './service/analysis-cache.js';
+import { ANALYSIS_MEMO_BYTES, AnalysisMemo } from './service/analysis-cache.js';
+import { ANALYSIS_BATCH_JOB, ANALYSIS_PLAN_JOB, analysisBatchHandler, analysisPlanHandler, enqueueAnalysisPlan } from './jobs/analysis-backfill.js';
+import { storeBudget, type BudgetWindow } from './integrations/provider-budget.js';
+import type { Provider } from '../domain/providers.js';
 import { lactateThresholds } from './service/lactate-thresholds.js';
 import { getTemplateWeek } from './service/template-week.js';
 import { getZones } from './service/zones.js';
@@ -49,7 +52,7 @@ import { resolveIntegrationKey } from './integrations/integration-key.js';
 import { BACKFILL_JOB, tokensFor, type ConnectionDeps } from './integrations/connections.js';
 import { backfillJobHandler } from './integrations/backfill-job.js';
 import { PUSH_JOB, pushJobHandler } from './integrations/push-job.js';
-import { POLL_JOB, pollJobHandler, startPolling } from './integrations/poll.js';
+import { POLL_JOB, pollJobHandler, schedulePolls } from './integrations/poll.js';
 
 /** Deadline applied to calls that carry none, milliseconds. */
 export const DEFAULT_DEADLINE_MS = 30_000;
@@ -70,6 +73,13 @@ export interface StartEngineOptions {
    * Default false: beside a gateway, the gateway's collectors already cover the process.
    */
   processMetrics?: boolean;
+  /**
+   * The analysis version this engine brings caches to (default ANALYSIS_VERSION): a test plays a version
+   * bump with it. Activities it ingests still carry ANALYSIS_VERSION (and are brought to this one).
+   */
+  analysisVersion?: number;
+  /** Per provider, the app's request budget windows shared through the store, over config.providerBudgets (*_REQUEST_BUDGET). */
+  providerBudgets?: Partial<Record<Provider, BudgetWindow[]>>;
 }
 
 export interface RunningEngine {
@@ -93,18 +103,24 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
 
   // Provider integrations: adapters for the configured providers; their jobs wake the runner created below.
   let wakeJobs = (): void => {};
-  const adapters = createAdapters(config.integrations, { pageSize: config.integrationPageSize });
+  // Every provider call spends from its app's budget in the store first, shared by all engines.
+  const apps = Object.fromEntries(Object.entries(config.integrations.providers).map(([provider, settings]) => [provider, settings!.clientId]));
+  const spend = storeBudget(store, apps, { ...config.providerBudgets, ...options.providerBudgets });
+  const adapters = createAdapters(config.integrations, { pageSize: config.integrationPageSize, spend });
   const integrations: ConnectionDeps = {
     store, adapters, key: Object.keys(adapters).length > 0 ? resolveIntegrationKey(config) : null, wake: () => wakeJobs(),
   };
   let events: Dispatcher | null = null;
+  const analysisDeps = { store, pool, logger: logger.child({ component: 'analysis-backfill' }), ...(options.analysisVersion !== undefined && { version: options.analysisVersion }) };
   const wakeEvents = () => events?.wake();
   const jobHandlers = {
     [INGEST_JOB]: ingestJobHandler({ store, pool, wakeEvents }),
     [BACKFILL_JOB]: backfillJobHandler({ ...integrations, logger: logger.child({ component: 'backfill' }) }),
     [PUSH_JOB]: pushJobHandler(integrations),
-    [POLL_JOB]: pollJobHandler(integrations),
-    ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions({ ...integrationWorkoutOptions(config, integrations), ...options.workouts }) }),
+    [POLL_JOB]: pollJobHandler({ ...integrations, intervalMs: config.integrationPollMs }),
+    [ANALYSIS_PLAN_JOB]: analysisPlanHandler(analysisDeps),
+    [ANALYSIS_BATCH_JOB]: analysisBatchHandler(analysisDeps),
+    ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions({ spend, ...integrationWorkoutOptions(config, integrations), ...options.workouts }) }),
   };
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers), processMetrics: options.processMetrics ?? false });
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS, observe: metrics.observeRpc };
@@ -174,8 +190,17 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       })
     : null;
   if (jobs) wakeJobs = () => jobs.wake();
-  const polling = config.jobs ? startPolling({ ...integrations, logger: logger.child({ component: 'integrations' }), intervalMs: config.integrationPollMs }) : null;
-  const backfill = config.jobs ? startAnalysisBackfill({ store, pool, logger: logger.child({ component: 'analysis-backfill' }) }) : null;
+  // Work that must happen once per cluster is keyed jobs in the shared queue, never a timer per engine:
+  // the analysis backfill after a version change (one plan per version) and one poll schedule per connection.
+  const scheduling = config.jobs
+    ? Promise.all([
+        enqueueAnalysisPlan(store, analysisDeps.version)
+          .then((enqueued) => enqueued && jobs?.wake())
+          .catch((error: unknown) => logger.error({ err: error }, 'analysis backfill: enqueueing the plan failed')),
+        schedulePolls({ ...integrations, logger, intervalMs: config.integrationPollMs })
+          .catch((error: unknown) => logger.warn({ err: error }, 'integrations: scheduling polls failed')),
+      ])
+    : null;
 
   let closing: Promise<void> | null = null;
   return {
@@ -186,8 +211,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
       closing ??= (async () => {
         health.setStatus('', 'NOT_SERVING');
         health.setStatus(ENGINE_SERVICE_NAME, 'NOT_SERVING');
-        await backfill?.stop();
-        polling?.stop();
+        await scheduling;
         await jobs?.close();
         await events?.close();
         await shutdown(server, SHUTDOWN_GRACE_MS);

@@ -647,3 +647,23 @@ export interface RateLimitRecord {
   /** Epoch ms when the window ends. */
   expires_at: number;
 }
+
+/**
+ * One window of a provider app's request budget (engine/integrations/provider-budget.ts): how many calls
+ * every engine together has made to `provider` under the app `app` (our client id there) in the window
+ * starting at `window_start`. Global, not a user's: one app's budget is shared by all its users.
+ */
+export interface ProviderBudgetRecord {
+  /** `<provider>:<app>:<window_ms>:<window_start>`. */
+  id: string;
+  provider: string;
+  app: string;
+  /** Window length and start, milliseconds and Unix ms (windows are aligned to multiples of their length). */
+  window_ms: number;
+  window_start: number;
+  /** Calls spent in the window, and how many it allows. */
+  used: number;
+  limit: number;
+  /** Unix ms after which the record is of no use (the window's end). */
+  expires_at: number;
+}

@@ -71,6 +71,8 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   jobs: { owner: 'user_id', indexes: [{ fields: ['key'], unique: true, sparse: true }, { fields: ['status', 'run_after'] }, { fields: ['kind', 'status'] }] },
   // Unsharded: counters are keyed by limit and client address or email, not by user (window-counters.ts).
   rate_limits: { owner: null, indexes: [{ fields: ['expires_at'] }] },
+  // Global, not per user: a provider app's request budget is shared by every user and every engine (provider-budget.ts).
+  provider_budgets: { owner: null, indexes: [{ fields: ['provider', 'app', 'expires_at'] }] },
 };
 
 export const COLLECTION_NAMES = Object.keys(SCHEMA) as CollectionName[];

@@ -25,7 +25,7 @@ import type {
   MaxEffortRecord, PageRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
-import type { PortalSessionRecord, ProviderAuthorizationRecord, RateLimitRecord } from './records.js';
+import type { PortalSessionRecord, ProviderAuthorizationRecord, ProviderBudgetRecord, RateLimitRecord } from './records.js';
 
 export type * from './records.js';
 
@@ -229,6 +229,7 @@ export interface Collections {
   event_attempts: Collection<EventAttemptRecord>;
   jobs: Collection<JobRecord>;
   rate_limits: Collection<RateLimitRecord>;
+  provider_budgets: Collection<ProviderBudgetRecord>;
 }
 
 export type CollectionName = keyof Collections;

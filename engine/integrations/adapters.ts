@@ -8,18 +8,21 @@ import type { ProviderAdapter } from './provider.js';
 import { intervalsIcuAdapter } from './intervals-icu/adapter.js';
 import { garminAdapter } from './garmin/adapter.js';
 import { wahooAdapter } from './wahoo/adapter.js';
+import type { SpendBudget } from './provider-budget.js';
 
 export type Adapters = Partial<Record<Provider, ProviderAdapter>>;
 
 export interface AdapterOptions {
   /** Activities asked for per history page (INTEGRATION_PAGE_SIZE), where the provider lets us choose. */
   pageSize: number;
+  /** The shared request budget every call spends from first (provider-budget.ts); none: unmetered. */
+  spend?: SpendBudget;
 }
 
 const FACTORIES: Partial<Record<Provider, (settings: NonNullable<IntegrationSettings['providers'][Provider]>, options: AdapterOptions) => ProviderAdapter>> = {
-  intervals_icu: (settings, options) => intervalsIcuAdapter(settings, { listLimit: options.pageSize }),
-  garmin_connect: (settings) => garminAdapter(settings),
-  wahoo: (settings) => wahooAdapter(settings),
+  intervals_icu: (settings, options) => intervalsIcuAdapter(settings, { listLimit: options.pageSize, ...spendOf(options) }),
+  garmin_connect: (settings, options) => garminAdapter(settings, spendOf(options)),
+  wahoo: (settings, options) => wahooAdapter(settings, spendOf(options)),
 };
 
 export function createAdapters(settings: IntegrationSettings, options: AdapterOptions): Adapters {
@@ -30,3 +33,5 @@ export function createAdapters(settings: IntegrationSettings, options: AdapterOp
   }
   return adapters;
 }
+
+const spendOf = (options: AdapterOptions): { spend?: SpendBudget } => (options.spend ? { spend: options.spend } : {});

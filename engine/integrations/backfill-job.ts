@@ -27,6 +27,7 @@ import type { ProviderTokens } from './credentials.js';
 import { upsertDaily } from '../../storage/dailies.js';
 import { describeWithheld, withheld } from '../../domain/provider-permissions.js';
 import { HISTORY_NEEDS } from './permission-change.js';
+import { ensurePollSchedule } from './poll-schedule.js';
 
 /** Waits up to this long inside the job; longer waits requeue it, milliseconds. */
 export const MAX_INLINE_WAIT_MS = 60_000;
@@ -77,7 +78,8 @@ export function backfillJobHandler(deps: ConnectionDeps & { logger: Logger }): J
           await deps.store.connections.updateOne({ id: connection.id, status: 'connected' }, {
             set: { backfill_cursor: page.next, backfill_done: done, ...clearNote, updated_at: Date.now() },
           });
-          if (done) return;
+          // Polling takes over (poll.ts); its schedule is revived if it ended (a reconnect after a refusal).
+          if (done) return await ensurePollSchedule(deps.store, connection, Date.now());
         } catch (error) {
           if (error instanceof AuthorizationRevoked) return markActionRequired(deps.store, connectionId, error.message);
           // Asking again cannot change a refusal: reported now, as a failure after every retry would be.

@@ -26,6 +26,7 @@ import { openCredentials, sealCredentials, type ProviderTokens } from './credent
 import type { Adapters } from './adapters.js';
 import type { ProviderAdapter, ProviderProfile } from './provider.js';
 import { Serializer } from './token-keeper.js';
+import { pollSchedule } from './poll-schedule.js';
 
 /** The `user_id` of an authorization started for a sign-in: the account is decided at completion. */
 const SIGN_IN = '';
@@ -204,7 +205,8 @@ function connectionOps(deps: ConnectionDeps, userId: string, provider: Provider,
     ];
   }
   const record: ConnectionRecord = { id, user_id: userId, provider, ...fresh, newest_seen: null, created_at: now };
-  return [{ collection: 'connections', insert: record }, { collection: 'jobs', insert: job }];
+  // Its poll schedule comes with it (poll.ts): it waits until the backfill is done, then polls every interval.
+  return [{ collection: 'connections', insert: record }, { collection: 'jobs', insert: job }, { collection: 'jobs', insert: pollSchedule(record, now) }];
 }
 
 /** The backfill of one connection: 5 years back from the moment of connecting, newest first. */
@@ -282,6 +284,8 @@ export async function disconnect(deps: ConnectionDeps, userId: string, provider:
   await deps.store.batch([
     { collection: 'connections', update: { id: connection.id }, change: { set: { status: 'disconnected', credentials: {}, backfill_cursor: null, updated_at: Date.now() } } },
     { collection: 'jobs', delete: { key: `${BACKFILL_JOB}:${connection.id}`, status: { $in: ['queued', 'done', 'failed'] } } },
+    // The poll schedule goes too (a running poll finds the connection disconnected and ends it).
+    { collection: 'jobs', delete: { key: pollSchedule(connection, 0).key, status: { $in: ['queued', 'done', 'failed'] } } },
   ]);
   return true;
 }

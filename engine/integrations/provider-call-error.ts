@@ -57,7 +57,8 @@ export function frameworkErrorOf(error: unknown, daily = false): unknown {
   const detail = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
   switch (error.kind) {
     case 'rate_limited':
-      return new RateLimited(error.provider, error.retryAt, daily);
+      // Our own budget spent (provider-budget.ts) waits in the queue until the window resets, as a daily quota does.
+      return new RateLimited(error.provider, error.retryAt, daily || error.name === 'BudgetSpent');
     case 'unauthorized':
       return new AuthorizationRevoked(error.provider, detail);
     case 'not_permitted':

@@ -8,13 +8,15 @@
  * wait ≥ 60 s) or, with no floor, no time (the caller backs off); a 503 carries its `Retry-After` too.
  * Also here: JSON bodies that are not JSON, gzip by magic bytes, form bodies, redacted URLs.
  *
- * Deliberately no retries and no waiting here: a job that must wait gives its slot back or waits itself
+ * Every request first spends from the app's budget in the store (`spend`, provider-budget.ts), shared by
+ * all engines. Deliberately no retries and no waiting here: a job that must wait gives its slot back or waits itself
  * (the backfill's Throttle, the delivery job's RescheduleJob; rate-limit-wait.ts decides how long).
  * Kept honest by test/engine/integrations/provider-http.test.ts and the provider and workout tests.
  */
 import { gunzipSync } from 'node:zlib';
 import type { Provider } from '../../domain/providers.js';
 import { ProviderCallError, type ProviderCallErrorKind } from './provider-call-error.js';
+import type { SpendBudget } from './provider-budget.js';
 
 export type Fetch = typeof fetch;
 
@@ -34,6 +36,8 @@ export interface HttpContext {
   random?: () => number;
   /** The caller's own stop (a job's lease lost, a shutdown): its abort is rethrown, never `unavailable`. */
   signal?: AbortSignal;
+  /** Spends one call of the app's shared budget before each request (provider-budget.ts); throws BudgetSpent when none is left. */
+  spend?: SpendBudget;
 }
 
 /** How long one provider call may take unless a client says otherwise, milliseconds. */
@@ -45,6 +49,7 @@ export const PROVIDER_TIMEOUT_MS = 30_000;
  * redirect leaves the origin, so a token never reaches another host.
  */
 export async function send(context: HttpContext, url: string, init: RequestInit = {}): Promise<Response> {
+  await context.spend?.(context.provider);
   const timeout = AbortSignal.timeout(context.timeoutMs);
   try {
     return await context.fetch(url, { ...init, signal: context.signal ? AbortSignal.any([context.signal, timeout]) : timeout });

@@ -11,13 +11,13 @@
  * test/gateway/integrations.test.ts and test/gateway/garmin-permissions.test.ts keep it honest.
  */
 import type { Provider } from '../../domain/providers.js';
-import type { ConnectionRecord, JsonObject, Store } from '../../storage/store.js';
+import type { ConnectionRecord, JobRecord, JsonObject, Store } from '../../storage/store.js';
 import { newJob } from '../../storage/jobs.js';
 import { upsertDaily } from '../../storage/dailies.js';
-import type { JobHandler } from '../jobs/runner.js';
+import { RescheduleJob, type JobHandler } from '../jobs/runner.js';
 import { adapterFor, markActionRequired, tokensFor, type ConnectionDeps } from './connections.js';
 import { importActivity, reportDownloadFailed } from './import-activity.js';
-import { AuthorizationRevoked, ProviderRefused, type ProviderAdapter, type PushItem, type PushRequest } from './provider.js';
+import { AuthorizationRevoked, backoffMs, ProviderRefused, RateLimited, type ProviderAdapter, type PushItem, type PushRequest } from './provider.js';
 import { applyPermissionChange } from './permission-change.js';
 import { withheld } from '../../domain/provider-permissions.js';
 
@@ -36,35 +36,46 @@ export async function acceptPush(deps: ConnectionDeps, provider: string, request
 export function pushJobHandler(deps: ConnectionDeps): JobHandler {
   return {
     async run(job) {
-      const provider = String(job.payload.provider) as Provider;
-      const adapter = adapterFor(deps, provider);
-      for (const item of job.payload.items as unknown as PushItem[]) {
-        if (item.kind === 'ignored') continue;
-        // Every connection of that provider account (two of our users may have connected the same one).
-        for (const connection of await liveConnections(deps.store, provider, item.externalUserId)) {
-        if (item.kind === 'deauthorized') await confirmDeauthorized(deps, adapter, connection);
-        else if (item.kind === 'permissions') await applyPushedPermissions(deps, adapter, connection, item);
-        else if (item.kind === 'dailies') {
-          if (withheld(connection, 'dailies').length > 0) continue; // HEALTH_EXPORT withdrawn: nothing of it is kept
-          for (const daily of item.dailies) await upsertDaily(deps.store, { userId: connection.user_id, measure: daily.measure, date: daily.date, value: daily.value, source: provider });
-        } else if (item.kind === 'activity') {
-          if (withheld(connection, 'activities').length > 0) continue; // ACTIVITY_EXPORT withdrawn: not imported
-          const tokens = await tokensFor(deps, connection);
-          try {
-            await importActivity(deps, adapter, connection.user_id, tokens, item.activity);
-          } catch (error) {
-            if (!(error instanceof ProviderRefused)) throw error;
-            // Asking again cannot change a refusal: this activity is reported and the push's other items go on.
-            await reportDownloadFailed(deps.store, connection.id, item.activity.id, error);
-            continue;
-          }
-          await deps.store.connections.updateOne({ id: connection.id }, { set: { newest_seen: Math.max(connection.newest_seen ?? 0, item.activity.start) } });
-        }
-        // activity_deleted: the activity stays here; deleting a user's data is the user's call through the API.
-        }
+      try {
+        await runPush(deps, job);
+      } catch (error) {
+        // Throttled (the provider, or the app's shared budget spent): back in the queue until it resets,
+        // no attempt spent; what was imported already is skipped on the next run (keyed by activity id).
+        if (error instanceof RateLimited) throw new RescheduleJob(error.retryAt ?? Date.now() + backoffMs(1, 60_000), error.message);
+        throw error;
       }
     },
   };
+}
+
+async function runPush(deps: ConnectionDeps, job: JobRecord): Promise<void> {
+  const provider = String(job.payload.provider) as Provider;
+  const adapter = adapterFor(deps, provider);
+  for (const item of job.payload.items as unknown as PushItem[]) {
+    if (item.kind === 'ignored') continue;
+    // Every connection of that provider account (two of our users may have connected the same one).
+    for (const connection of await liveConnections(deps.store, provider, item.externalUserId)) {
+    if (item.kind === 'deauthorized') await confirmDeauthorized(deps, adapter, connection);
+    else if (item.kind === 'permissions') await applyPushedPermissions(deps, adapter, connection, item);
+    else if (item.kind === 'dailies') {
+      if (withheld(connection, 'dailies').length > 0) continue; // HEALTH_EXPORT withdrawn: nothing of it is kept
+      for (const daily of item.dailies) await upsertDaily(deps.store, { userId: connection.user_id, measure: daily.measure, date: daily.date, value: daily.value, source: provider });
+    } else if (item.kind === 'activity') {
+      if (withheld(connection, 'activities').length > 0) continue; // ACTIVITY_EXPORT withdrawn: not imported
+      const tokens = await tokensFor(deps, connection);
+      try {
+        await importActivity(deps, adapter, connection.user_id, tokens, item.activity);
+      } catch (error) {
+        if (!(error instanceof ProviderRefused)) throw error;
+        // Asking again cannot change a refusal: this activity is reported and the push's other items go on.
+        await reportDownloadFailed(deps.store, connection.id, item.activity.id, error);
+        continue;
+      }
+      await deps.store.connections.updateOne({ id: connection.id }, { set: { newest_seen: Math.max(connection.newest_seen ?? 0, item.activity.start) } });
+    }
+    // activity_deleted: the activity stays here; deleting a user's data is the user's call through the API.
+    }
+  }
 }
 
 /**

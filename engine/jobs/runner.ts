@@ -6,15 +6,22 @@
  * MAX_ATTEMPTS, then the job is marked failed and its `onGiveUp` hook records the failure.
  *
  * Idle runners poll the store every `pollMs`; `wake()` (called after an enqueue in the same process)
- * skips the wait.
+ * skips the wait. A schedule is a keyed job whose handler answers RunAgain: it goes back to the queue
+ * for that time instead of being marked done, so N engines share one schedule instead of N timers.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../../domain/logger.js';
 import type { JobRecord, Store } from '../../storage/store.js';
 
+/** What a finished run may ask for: a schedule (a keyed job that re-queues itself) runs again at `runAfter` (Unix ms). */
+export interface RunAgain {
+  runAfter: number;
+}
+
 export interface JobHandler {
-  run(job: JobRecord, signal: AbortSignal): Promise<void>;
+  /** Resolves when the job is done, or with RunAgain when it is a schedule that must run again. */
+  run(job: JobRecord, signal: AbortSignal): Promise<void | RunAgain>;
   /** Called once when the job will not be retried again. */
   onGiveUp?(job: JobRecord, error: unknown): Promise<void>;
 }
@@ -101,9 +108,12 @@ export function startJobRunner(options: RunnerOptions): JobRunner {
     }, Math.max(50, Math.floor(options.leaseMs / 3)));
     const started = Date.now();
     try {
-      await handler.run(job, abort.signal);
-      await options.store.jobs.updateOne({ id: job.id, lease_owner: owner }, { set: { status: 'done', lease_owner: null, lease_until: null, progress: 1, error: null, updated_at: Date.now() } });
-      options.logger.info({ job: job.id, kind: job.kind, ms: Date.now() - started }, 'jobs: done');
+      const again = await handler.run(job, abort.signal);
+      const settled = again
+        ? { status: 'queued' as const, run_after: again.runAfter, attempts: 0 }
+        : { status: 'done' as const, progress: 1 };
+      await options.store.jobs.updateOne({ id: job.id, lease_owner: owner }, { set: { ...settled, lease_owner: null, lease_until: null, error: null, updated_at: Date.now() } });
+      options.logger.info({ job: job.id, kind: job.kind, ms: Date.now() - started, ...(again && { again_at: again.runAfter }) }, again ? 'jobs: ran, queued again' : 'jobs: done');
     } catch (error) {
       if (stop.signal.aborted) {
         // Shutting down: hand the job back at once so the next runner need not wait for the lease.

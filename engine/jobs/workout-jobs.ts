@@ -8,7 +8,8 @@
  *   names when to come back (`Retry-After`, else a reset header: provider-http.ts) puts the job back in
  *   the queue until then without spending an attempt (RescheduleJob; the latest such time when several
  *   providers wait), unless that is more than MAX_DELIVERY_WAIT_MS after the delivery was queued: then
- *   the delivery ends `failed` / `provider_unavailable` at once. Any other transient failure (a 429 naming
+ *   the delivery ends `failed` / `provider_unavailable` at once. The app's shared request budget spent
+ *   (integrations/provider-budget.ts) waits for its reset the same way. Any other transient failure (a 429 naming
  *   no time, 5xx, timeout) fails the job so the runner retries it with its back-off; what was delivered
  *   is not sent again. When the runner gives up, the deliveries still pending become `failed` /
  *   `provider_unavailable`. A workout deleted meanwhile is not sent; one deleted while a send was in
@@ -27,6 +28,7 @@ import { describeWithheld, withheld } from '../../domain/provider-permissions.js
 import { parseSwf } from '../../domain/workouts/swf.js';
 import { ProviderCallError } from '../integrations/provider-call-error.js';
 import { PROVIDER_TIMEOUT_MS } from '../integrations/provider-http.js';
+import { BudgetSpent } from '../integrations/provider-budget.js';
 import { placeWait, rateLimitWaitMs } from '../integrations/rate-limit-wait.js';
 import { DeliveryRefused, refusalOf } from '../workouts/delivery-refused.js';
 import type { WorkoutApi } from '../workouts/provider-call.js';
@@ -152,7 +154,8 @@ async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery
  * delivery's wait budget (rate-limit-wait.ts, as the backfill decides). Null for any other failure.
  */
 function namedWait(error: unknown, budgetUntil: number): { until: number; place: 'reschedule' | 'give_up' } | null {
-  if (!(error instanceof ProviderCallError) || error.retryAt === null || (error.status !== 429 && error.status !== 503)) return null;
+  // Our own shared budget spent (BudgetSpent) names its window's reset as a 429's Retry-After would.
+  if (!(error instanceof ProviderCallError) || error.retryAt === null || (error.status !== 429 && error.status !== 503 && !(error instanceof BudgetSpent))) return null;
   const now = Date.now();
   const wait = rateLimitWaitMs(error.retryAt, 1, now);
   const place = placeWait(wait, { inlineMaxMs: 0, capMs: budgetUntil - now, queue: true });
@@ -192,7 +195,10 @@ export function workoutRemovalJobHandler(deps: WorkoutJobDeps): JobHandler {
  */
 async function httpFor(deps: WorkoutJobDeps, connection: ConnectionRecord, signal: AbortSignal): Promise<WorkoutApi> {
   return {
-    context: { provider: connection.provider, fetch: deps.options.fetch, now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null, signal },
+    context: {
+      provider: connection.provider, fetch: deps.options.fetch, now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null, signal,
+      ...(deps.options.spend && { spend: deps.options.spend }),
+    },
     baseUrl: deps.options.apiBaseUrls[connection.provider],
     token: await deps.options.accessTokenFor(connection),
   };

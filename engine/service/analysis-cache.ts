@@ -1,8 +1,9 @@
 /**
  * The per-activity analysis caches (engine/analysis/activity-analysis.ts) in the store: read the part a
  * longitudinal call needs (one metric's curves or histograms) and keep it decoded in memory, counted by the
- * bytes it holds, compute the missing or stale ones from the series in the pool, and bring every
- * activity to the current ANALYSIS_VERSION in the background after the engine starts.
+ * bytes it holds, and compute the missing or stale ones from the series in the pool. Bringing every
+ * activity to the current ANALYSIS_VERSION after a version change is cluster-wide work in the job queue
+ * (engine/jobs/analysis-backfill.ts).
  *
  * Consistency without locks: each computation writes a blob under a fresh key, then points the record at
  * it with a conditional update (only if the record still names the key the computation started from). If
@@ -11,7 +12,6 @@
  * a cache of another series. test/engine/analysis-cache.test.ts covers it.
  */
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../domain/logger.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
 import { ANALYSIS_VERSION } from '../analysis/activity-analysis.js';
 import { analysisVersionOf, decodeAnalysisPart, type PartKind } from '../analysis/analysis-codec.js';
@@ -26,6 +26,11 @@ export interface CacheDeps {
   pool: EnginePool;
   /** Decoded caches kept in memory; without one every read goes to the store. */
   memo?: AnalysisMemo;
+  /**
+   * The analysis version records are brought to (default ANALYSIS_VERSION). Only a test that plays a
+   * version bump names another; the stored bytes keep the codec's own layout version either way.
+   */
+  version?: number;
 }
 
 /**
@@ -124,7 +129,7 @@ async function loadParts(
   const suffix = `#${kind}.${metric}`;
   for (let index = 0; index < records.length; index++) {
     const record = records[index]!;
-    const key = record.analysis_version === ANALYSIS_VERSION ? record.analysis_key : undefined;
+    const key = record.analysis_version === (deps.version ?? ANALYSIS_VERSION) ? record.analysis_key : undefined;
     if (key === undefined) {
       stale.push(index);
       continue;
@@ -167,59 +172,9 @@ export async function refreshAnalysis(deps: CacheDeps, record: ActivityRecord, s
   await deps.store.blobs.put(key, new Uint8Array(analysis), { userId: record.user_id });
   const updated = await deps.store.activities.updateOne(
     { id: record.id, analysis_key: record.analysis_key ?? null },
-    { set: { analysis_key: key, analysis_version: ANALYSIS_VERSION } },
+    { set: { analysis_key: key, analysis_version: deps.version ?? ANALYSIS_VERSION } },
   );
   if (updated === null) await deps.store.blobs.delete(key);
   else if (record.analysis_key) await deps.store.blobs.delete(record.analysis_key);
   return { analysis, key };
-}
-
-export interface Backfill {
-  /** Resolves when the pass is over (or was stopped). */
-  readonly done: Promise<void>;
-  stop(): Promise<void>;
-}
-
-/** Activities refreshed per store query. */
-const BACKFILL_PAGE = 50;
-
-/**
- * One pass over every activity whose cache is missing or of another version, oldest id first, one at a
- * time (it yields the pool to requests). Failures are logged and skipped; the next start tries them again.
- */
-export function startAnalysisBackfill(deps: CacheDeps & { logger: Logger }): Backfill {
-  const stop = new AbortController();
-  const run = async (): Promise<void> => {
-    let after = '';
-    let refreshed = 0;
-    for (;;) {
-      const page = await deps.store.activities.find(
-        { analysis_version: { $ne: ANALYSIS_VERSION }, id: { $gt: after } },
-        { sort: { id: 1 }, limit: BACKFILL_PAGE },
-      );
-      if (page.length === 0 || stop.signal.aborted) break;
-      for (const record of page) {
-        if (stop.signal.aborted) break;
-        try {
-          await refreshAnalysis(deps, record, stop.signal);
-          refreshed++;
-        } catch (error) {
-          if (stop.signal.aborted) break;
-          deps.logger.warn({ err: error, activityId: record.id }, 'analysis backfill: activity skipped');
-        }
-      }
-      after = page[page.length - 1]!.id;
-    }
-    if (refreshed > 0) deps.logger.info({ refreshed, version: ANALYSIS_VERSION }, 'analysis backfill: caches brought to the current version');
-  };
-  const done = run().catch((error: unknown) => {
-    if (!stop.signal.aborted) deps.logger.error({ err: error }, 'analysis backfill failed');
-  });
-  return {
-    done,
-    async stop() {
-      stop.abort();
-      await done;
-    },
-  };
 }

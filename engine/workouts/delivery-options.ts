@@ -5,6 +5,7 @@
  * (unsealed, refreshed when due) for the configured providers. Without a configured provider deliveries
  * are refused with reason `not_configured`. Tests may pass `sealedAccessToken(key)` (no refresh).
  */
+import type { SpendBudget } from '../integrations/provider-budget.js';
 import type { ConnectionRecord } from '../../storage/records.js';
 import type { Provider } from '../../domain/providers.js';
 import { openCredentials } from '../integrations/credentials.js';
@@ -15,6 +16,8 @@ export interface WorkoutDeliveryOptions {
   apiBaseUrls: Readonly<Record<Provider, string>>;
   accessTokenFor(connection: ConnectionRecord): Promise<string>;
   fetch: typeof fetch;
+  /** The shared request budget every delivery call spends from first (integrations/provider-budget.ts); none: unmetered. */
+  spend?: SpendBudget;
 }
 
 /** The providers' production API hosts (providers.md). */
@@ -38,5 +41,6 @@ export function workoutDeliveryOptions(overrides: Partial<WorkoutDeliveryOptions
     apiBaseUrls: { ...PROVIDER_API_BASE_URLS, ...overrides.apiBaseUrls },
     accessTokenFor: overrides.accessTokenFor ?? notConfigured,
     fetch: overrides.fetch ?? fetch,
+    ...(overrides.spend && { spend: overrides.spend }),
   };
 }

@@ -13,7 +13,9 @@ import { decodeAnalysis } from '../../engine/analysis/analysis-codec.js';
 import { curveAt } from '../../engine/analysis/curves.js';
 import { errorCodeOf } from '../../engine/error-codes.js';
 import { createPool, type EnginePool } from '../../engine/pool/pool.js';
-import { AnalysisMemo, ENTRY_OVERHEAD_BYTES, cachedPartBytes, refreshAnalysis, startAnalysisBackfill } from '../../engine/service/analysis-cache.js';
+import { AnalysisMemo, ENTRY_OVERHEAD_BYTES, cachedPartBytes, refreshAnalysis } from '../../engine/service/analysis-cache.js';
+import { ANALYSIS_BATCH_JOB, ANALYSIS_PLAN_JOB, analysisBatchHandler, analysisPlanHandler } from '../../engine/jobs/analysis-backfill.js';
+import { newJob } from '../../storage/jobs.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
 import { insertActivity } from '../support/activities.js';
 import { callUnary, openTestStore, silentLogger, startTestEngine, statusName, type CallOutcome, type TestEngine } from './support.js';
@@ -43,7 +45,8 @@ function ride(day: number, level: number, effortAt: number) {
 
 test.before(async () => {
   store = await openTestStore();
-  engine = await startTestEngine(store);
+  // No background jobs: the tests watch caches being computed (or not) by the calls and the backfill's handlers themselves.
+  engine = await startTestEngine(store, { config: { jobs: false } });
   pool = createPool({ threads: 1 });
   rides = [await ride(0, 200, 600), await ride(1, 210, 1200), await ride(2, 190, 1800)];
 });
@@ -191,17 +194,36 @@ test('a computation that loses a race with ingest leaves the record alone and de
   assert.is(await store.blobs.deletePrefix(`analysis:${record.id}:`), 0, 'the losing computation left no blob behind');
 });
 
-test('the backfill brings every activity without a current cache up to date, then stops', async () => {
+test('after a version bump the plan enqueues keyed batches of the stale activities, and the batches bring each up to date once', async () => {
   const fresh = [await ride(200, 150, 0), await ride(201, 160, 0), await ride(202, 170, 0)];
-  await store.activities.updateOne({ id: rides[0]!.id }, { set: { analysis_version: 0 } });
-  const backfill = startAnalysisBackfill({ store, pool, logger: silentLogger() });
-  await backfill.done;
-  for (const { id } of [...fresh, rides[0]!]) {
+  const version = ANALYSIS_VERSION + 1;
+  const deps = { store, pool, logger: silentLogger(), version };
+  const plan = { ...newJob(ANALYSIS_PLAN_JOB, null, `${ANALYSIS_PLAN_JOB}:v${version}`, { version, after: '' }), lease_owner: 'test' };
+  const signal = new AbortController().signal;
+  let again = await analysisPlanHandler(deps).run(plan, signal);
+  while (again) again = await analysisPlanHandler(deps).run(plan, signal); // the plan re-queues itself while batches are many
+  const batches = await store.jobs.find({ kind: ANALYSIS_BATCH_JOB, key: { $prefix: `${ANALYSIS_BATCH_JOB}:v${version}:` } });
+  const total = await store.activities.count({});
+  assert.is(batches.length, 1, `${total} activities fit one batch`);
+  assert.is((batches[0]!.payload.activities as unknown[]).length, total);
+  await analysisPlanHandler(deps).run(plan, signal);
+  assert.is(await store.jobs.count({ kind: ANALYSIS_BATCH_JOB, key: { $prefix: `${ANALYSIS_BATCH_JOB}:v${version}:` } }), 1, 'running the plan again enqueues nothing twice');
+  const computed: string[] = [];
+  const put = store.blobs.put.bind(store.blobs);
+  store.blobs.put = (key, bytes, owner) => (key.startsWith('analysis:') && computed.push(key), put(key, bytes, owner));
+  try {
+    await analysisBatchHandler(deps).run(batches[0]!, signal);
+    await analysisBatchHandler(deps).run(batches[0]!, signal); // a batch run again (its lease lost) skips what is current
+  } finally {
+    store.blobs.put = put;
+  }
+  assert.is(computed.length, total, 'each activity computed once');
+  for (const { id } of [...fresh, ...rides]) {
     const record = (await store.activities.get(id))!;
-    assert.is(record.analysis_version, ANALYSIS_VERSION, id);
+    assert.is(record.analysis_version, version, id);
     assert.ok(await store.blobs.get(record.analysis_key!));
   }
-  await backfill.stop();
+  await store.jobs.deleteMany({ kind: { $in: [ANALYSIS_PLAN_JOB, ANALYSIS_BATCH_JOB] } });
   await store.activities.deleteMany({ id: { $in: fresh.map((record) => record.id) } });
 });
 

@@ -15,6 +15,17 @@ function problemsOf(env: Record<string, string>): string[] {
   return [];
 }
 
+test('reads a provider app\'s request budget as <calls>/<window> pairs, and names a bad one', () => {
+  assert.equal(loadEngineConfig({}).providerBudgets, {}, 'unset: the documented budgets apply');
+  assert.equal(loadEngineConfig({ WAHOO_REQUEST_BUDGET: '25/5m, 100/1h,250/1d' }).providerBudgets, {
+    wahoo: [{ limit: 25, windowMs: 300_000 }, { limit: 100, windowMs: 3_600_000 }, { limit: 250, windowMs: 86_400_000 }],
+  });
+  const problems = problemsOf({ GARMIN_REQUEST_BUDGET: '100 per minute', INTERVALS_ICU_REQUEST_BUDGET: '0/1d' });
+  assert.is(problems.length, 2);
+  assert.match(problems[0]!, /^GARMIN_REQUEST_BUDGET must be <calls>\/<window> pairs .*'100 per minute'/);
+  assert.match(problems[1]!, /^INTERVALS_ICU_REQUEST_BUDGET must be/);
+});
+
 test('runs on loopback with one thread per core, no token and info logs by default', () => {
   const config = loadEngineConfig({});
   assert.is(config.engineAddress, '127.0.0.1:50051');

@@ -104,9 +104,9 @@ export interface TestEngine {
 }
 
 /** The real engine on 127.0.0.1:0 over `store`, and a client of it. */
-export async function startTestEngine(store: Store, options: { token?: string; logger?: Logger } = {}): Promise<TestEngine> {
+export async function startTestEngine(store: Store, options: { token?: string; logger?: Logger; config?: Partial<EngineConfig> } = {}): Promise<TestEngine> {
   const engine = await startEngine({
-    config: testConfig({ engineToken: options.token ?? null }),
+    config: testConfig({ engineToken: options.token ?? null, ...options.config }),
     store,
     logger: options.logger ?? silentLogger(),
     address: '127.0.0.1:0',

@@ -131,6 +131,8 @@ test('disconnecting from the portal revokes at intervals.icu; a deauthorization 
   const user = await stack.userWithToken(['activities:read'], { appId: app.id });
   const { jar } = await connectThroughPortal(stack.baseUrl, user.token);
   await until('backfill done', async () => ((await connection(user.userId))?.backfill_done ? true : undefined));
+  const schedule = `provider_poll:${(await connection(user.userId))!.id}`;
+  assert.is(await stack.store.jobs.count({ key: schedule }), 1, 'the connection came with its poll schedule');
   const page = await (await jar.get('/portal/manage-integrations')).text();
   assert.match(page, '/portal/manage-integrations/intervals_icu/disconnect');
   const answer = await jar.post('/portal/manage-integrations/intervals_icu/disconnect', { csrf: csrfFrom(page) });
@@ -139,6 +141,8 @@ test('disconnecting from the portal revokes at intervals.icu; a deauthorization 
   const gone = (await connection(user.userId))!;
   assert.is(gone.status, 'disconnected');
   assert.equal(gone.credentials, {});
+  // Removed with the connection (one running at that moment finds it disconnected and ends).
+  await until('no poll schedule', async () => ((await stack.store.jobs.count({ key: schedule, status: { $ne: 'done' } })) === 0 ? true : undefined));
 
   const other = await stack.userWithToken(['activities:read'], { appId: app.id });
   await connectThroughPortal(stack.baseUrl, other.token);

@@ -26,6 +26,7 @@ import { inRange } from '../daily-import.js';
 import { newPkcePair } from '../pkce.js';
 import { ProviderCallError, translated } from '../provider-call-error.js';
 import type { Fetch, HttpContext } from '../provider-http.js';
+import type { SpendBudget } from '../provider-budget.js';
 import { PushRejected, type HistoryPage, type ProviderAdapter, type ProviderSettings, type PushItem, type PushRequest } from '../provider.js';
 import { memoryKeeper, Serializer } from '../token-keeper.js';
 import { GARMIN_RATE_LIMIT_FLOOR_MS, GarminClient, type GarminBackfillType } from './client.js';
@@ -43,6 +44,7 @@ export interface AdapterOptions {
   fetch?: Fetch;
   now?: () => number;
   timeoutMs?: number;
+  spend?: SpendBudget;
 }
 
 export function garminAdapter(settings: ProviderSettings, options: AdapterOptions = {}): ProviderAdapter {
@@ -53,7 +55,7 @@ export function garminAdapter(settings: ProviderSettings, options: AdapterOption
   };
   const context: HttpContext = {
     provider: PROVIDER, fetch: options.fetch ?? globalThis.fetch, now: options.now ?? Date.now,
-    timeoutMs: options.timeoutMs ?? 30_000, rateLimitFloorMs: GARMIN_RATE_LIMIT_FLOOR_MS,
+    timeoutMs: options.timeoutMs ?? 30_000, rateLimitFloorMs: GARMIN_RATE_LIMIT_FLOOR_MS, ...(options.spend && { spend: options.spend }),
   };
   const refreshes = new Serializer();
   const clientFor = (tokens: ProviderTokens) => new GarminClient(context, app, { key: tokens.access_token, keeper: memoryKeeper(tokens), refresh: false }, refreshes);

@@ -12,6 +12,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ProviderTokens } from '../credentials.js';
 import { ProviderCallError, translated } from '../provider-call-error.js';
+import type { SpendBudget } from '../provider-budget.js';
 import { failure, formBody, maybeGunzip, PROVIDER_TIMEOUT_MS, readJson, send, type HttpContext } from '../provider-http.js';
 import {
   PushRejected, type AuthorizationStart, type HistoryPage, type ProviderAdapter, type ProviderSettings,
@@ -38,13 +39,13 @@ interface Cursor {
   seen: string[];
 }
 
-export function intervalsIcuAdapter(settings: ProviderSettings, options: { listLimit?: number } = {}): ProviderAdapter {
+export function intervalsIcuAdapter(settings: ProviderSettings, options: { listLimit?: number; spend?: SpendBudget } = {}): ProviderAdapter {
   const api = settings.apiBaseUrl;
   const listLimit = options.listLimit ?? LIST_LIMIT;
   const bearer = (tokens: ProviderTokens) => ({ authorization: `Bearer ${tokens.access_token}` });
   // No floor: a 429 without Retry-After leaves the wait to the framework's back-off (10 requests/s per IP [ICU-rl]).
   // fetch is looked up per call, as before: a test may stub the global after the adapter is built.
-  const context: HttpContext = { provider: PROVIDER, fetch: (input, init) => globalThis.fetch(input, init), now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null };
+  const context: HttpContext = { provider: PROVIDER, fetch: (input, init) => globalThis.fetch(input, init), now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null, ...(options.spend && { spend: options.spend }) };
   /** A call whose answer must be JSON (`what` names it in errors); other answers fail as provider-http.ts maps them. */
   const getJson = async (url: string, what: string, init: RequestInit): Promise<unknown> => {
     const response = await send(context, url, init);

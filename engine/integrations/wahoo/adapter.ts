@@ -22,6 +22,7 @@ import { inRange } from '../daily-import.js';
 import { newPkcePair } from '../pkce.js';
 import { ProviderCallError, translated } from '../provider-call-error.js';
 import type { Fetch, HttpContext } from '../provider-http.js';
+import type { SpendBudget } from '../provider-budget.js';
 import { PushRejected, type HistoryPage, type ProviderAdapter, type ProviderSettings, type PushItem, type PushRequest, type RemoteActivity } from '../provider.js';
 import { memoryKeeper, Serializer } from '../token-keeper.js';
 import { WahooClient } from './client.js';
@@ -41,6 +42,7 @@ export interface AdapterOptions {
   timeoutMs?: number;
   pageSize?: number;
   scopes?: string;
+  spend?: SpendBudget;
 }
 
 export function wahooAdapter(settings: ProviderSettings, options: AdapterOptions = {}): ProviderAdapter {
@@ -49,7 +51,7 @@ export function wahooAdapter(settings: ProviderSettings, options: AdapterOptions
   const consentApp: WahooApp = { ...app, apiBase: settings.authorizeBaseUrl };
   const tokenApp: WahooApp = { ...app, apiBase: settings.tokenBaseUrl };
   const now = options.now ?? Date.now;
-  const context: HttpContext = { provider: PROVIDER, fetch: options.fetch ?? globalThis.fetch, now, timeoutMs: options.timeoutMs ?? 30_000, rateLimitFloorMs: 60_000 };
+  const context: HttpContext = { provider: PROVIDER, fetch: options.fetch ?? globalThis.fetch, now, timeoutMs: options.timeoutMs ?? 30_000, rateLimitFloorMs: 60_000, ...(options.spend && { spend: options.spend }) };
   const pageSize = options.pageSize ?? WAHOO_PAGE_SIZE;
   const gauge = new WahooRateGauge();
   const refreshes = new Serializer();
