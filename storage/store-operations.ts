@@ -8,7 +8,7 @@
  * transaction and MongoDB drives it with `await`, with or without a session.
  */
 import { BatchConditionError, StoreUsageError, type BatchOp, type Change, type CollectionName, type Doc, type Filter, type JobRecord, type Sort } from './store.js';
-import { COLLECTION_NAMES, SCHEMA } from './schema.js';
+import { COLLECTION_NAMES, SCHEMA, shardKeyOf } from './schema.js';
 
 type AnyFilter = Filter<Doc> & Record<string, unknown>;
 
@@ -101,7 +101,12 @@ export function* userDeletion(userId: string): Generator<DeletionStep, number, D
   }
   for (const collection of COLLECTION_NAMES) {
     if (SCHEMA[collection].owner !== 'user_id') continue;
-    removed += (yield { kind: 'delete', collection, filter: { user_id: { $in: users } } }) as number;
+    if (shardKeyOf(collection) === null) {
+      removed += (yield { kind: 'delete', collection, filter: { user_id: { $in: users } } }) as number;
+      continue;
+    }
+    // Sharded by user: one delete per user, each routed to that user's shard.
+    for (const user of users) removed += (yield { kind: 'delete', collection, filter: { user_id: user } }) as number;
   }
   removed += (yield { kind: 'delete-blobs', userIds: users }) as number;
   removed += (yield { kind: 'delete', collection: 'users', filter: { id: { $in: users } } }) as number;

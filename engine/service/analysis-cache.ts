@@ -166,7 +166,7 @@ export async function refreshAnalysis(deps: CacheDeps, record: ActivityRecord, s
   const key = analysisKey(record.id);
   await deps.store.blobs.put(key, new Uint8Array(analysis), { userId: record.user_id });
   const updated = await deps.store.activities.updateOne(
-    { id: record.id, analysis_key: record.analysis_key ?? null },
+    { id: record.id, user_id: record.user_id, analysis_key: record.analysis_key ?? null },
     { set: { analysis_key: key, analysis_version: ANALYSIS_VERSION } },
   );
   if (updated === null) await deps.store.blobs.delete(key);
@@ -184,31 +184,41 @@ export interface Backfill {
 const BACKFILL_PAGE = 50;
 
 /**
- * One pass over every activity whose cache is missing or of another version, oldest id first, one at a
- * time (it yields the pool to requests). Failures are logged and skipped; the next start tries them again.
+ * One pass over every activity whose cache is missing or of another version, user by user (activities are
+ * sharded by user: the walk lists users, unsharded, then each user's stale activities), oldest id first, one
+ * at a time (it yields the pool to requests). Failures are logged and skipped; the next start tries them again.
  */
 export function startAnalysisBackfill(deps: CacheDeps & { logger: Logger }): Backfill {
   const stop = new AbortController();
   const run = async (): Promise<void> => {
-    let after = '';
     let refreshed = 0;
+    let lastUser = '';
     for (;;) {
-      const page = await deps.store.activities.find(
-        { analysis_version: { $ne: ANALYSIS_VERSION }, id: { $gt: after } },
-        { sort: { id: 1 }, limit: BACKFILL_PAGE },
-      );
-      if (page.length === 0 || stop.signal.aborted) break;
-      for (const record of page) {
-        if (stop.signal.aborted) break;
-        try {
-          await refreshAnalysis(deps, record, stop.signal);
-          refreshed++;
-        } catch (error) {
-          if (stop.signal.aborted) break;
-          deps.logger.warn({ err: error, activityId: record.id }, 'analysis backfill: activity skipped');
+      const users = await deps.store.users.findFields({ id: { $gt: lastUser } }, ['id'], { sort: { id: 1 }, limit: BACKFILL_PAGE });
+      if (users.length === 0 || stop.signal.aborted) break;
+      for (const { id: userId } of users) {
+        let after = '';
+        for (;;) {
+          const page = await deps.store.activities.find(
+            { user_id: userId, analysis_version: { $ne: ANALYSIS_VERSION }, id: { $gt: after } },
+            { sort: { id: 1 }, limit: BACKFILL_PAGE },
+          );
+          if (page.length === 0 || stop.signal.aborted) break;
+          for (const record of page) {
+            if (stop.signal.aborted) break;
+            try {
+              await refreshAnalysis(deps, record, stop.signal);
+              refreshed++;
+            } catch (error) {
+              if (stop.signal.aborted) break;
+              deps.logger.warn({ err: error, activityId: record.id }, 'analysis backfill: activity skipped');
+            }
+          }
+          after = page[page.length - 1]!.id;
         }
+        if (stop.signal.aborted) break;
       }
-      after = page[page.length - 1]!.id;
+      lastUser = users[users.length - 1]!.id;
     }
     if (refreshed > 0) deps.logger.info({ refreshed, version: ANALYSIS_VERSION }, 'analysis backfill: caches brought to the current version');
   };

@@ -33,12 +33,27 @@ function indexDescription(collection: CollectionName, index: IndexSpec): IndexDe
   return description;
 }
 
-async function createIndexes(db: Db, blobs: MongoBlobs): Promise<void> {
+/**
+ * Creates every SCHEMA index, then drops the ones a collection no longer declares (named by the
+ * `<collection>_by_` rule), so an older database upgrades: activities' unique `(source_id, source_index)`
+ * became `(user_id, source_id, source_index)`, which a collection sharded by user requires. Returns the
+ * names of the indexes dropped.
+ */
+export async function createIndexes(db: Db, blobs: MongoBlobs): Promise<string[]> {
+  const dropped: string[] = [];
   for (const name of COLLECTION_NAMES) {
     const indexes = SCHEMA[name].indexes.map((index) => indexDescription(name, index));
-    if (indexes.length > 0) await db.collection(name).createIndexes(indexes);
+    const collection = db.collection(name);
+    if (indexes.length > 0) await collection.createIndexes(indexes);
+    const declared = new Set(indexes.map((index) => index.name));
+    for (const index of await collection.listIndexes().toArray() as { name: string }[]) {
+      if (!index.name.startsWith(`${name}_by_`) || declared.has(index.name)) continue;
+      await collection.dropIndex(index.name);
+      dropped.push(`${name}.${index.name}`);
+    }
   }
   await blobs.createIndexes();
+  return dropped;
 }
 
 /** Whether the deployment runs multi-document transactions: a replica set member or a mongos. */
