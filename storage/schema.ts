@@ -9,7 +9,7 @@
  * it): user-owned data is sharded by its owner, so an API call reaches one shard; the rest stays unsharded,
  * each with the reason (it is looked up by something other than its user). On a sharded collection the port
  * itself enforces the key on both backends (shard-keys.ts): every filter names its user by equality, every
- * written document carries every key field, and a unique index starts with `user_id`.
+ * written document carries every key field, and a unique index starts with the whole shard key (MongoDB's rule).
  */
 import type { CollectionName } from './store.js';
 
@@ -64,7 +64,10 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
     indexes: [
       { fields: ['user_id', 'start'] },
       { fields: ['user_id', 'local_date'] },
-      { fields: ['user_id', 'source_id', 'source_index'], unique: true },
+      // MongoDB keeps a unique index on a sharded collection only when the whole shard key is its prefix. One
+      // record per (source, index) also holds through the id, derived from both (ingest-source.ts), which
+      // ingest deletes under its old start before it puts a moved activity.
+      { fields: ['user_id', 'start', 'source_id', 'source_index'], unique: true },
     ],
   },
   sources: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'content_hash'], unique: true }, { fields: ['user_id', 'created_at'] }, { fields: ['status'] }, { fields: ['user_id', 'external_id'], unique: true, sparse: true }] },

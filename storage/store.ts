@@ -271,8 +271,9 @@ export interface Store extends Collections {
    * records, their managed users (recursively), their applications with those applications'
    * secrets, grants, codes, tokens and pending interactions (other users' included), and their
    * teams with those teams' members and authorizations. Returns the number of documents and
-   * blobs removed. SQLite: one transaction; MongoDB: one transaction where the deployment
-   * supports them, otherwise children first and the user last, so a retry finishes the job.
+   * blobs removed. SQLite: one transaction; MongoDB: one transaction per user (managed users first, the
+   * user last) where the deployment supports them, otherwise children first and the user last, so a
+   * retry finishes the job.
    */
   deleteUser(userId: string): Promise<number>;
 

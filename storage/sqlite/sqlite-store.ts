@@ -50,7 +50,7 @@ function addDerivedColumns(db: Database.Database): void {
 
 /**
  * Drops the indexes a collection no longer declares (named by the `<collection>_by_` rule of schema.ts), so an
- * older database upgrades: activities' unique `(source_id, source_index)` became `(user_id, source_id, source_index)`.
+ * older database upgrades: activities' unique `(source_id, source_index)` became `(user_id, start, source_id, source_index)`.
  */
 function dropReplacedIndexes(db: Database.Database): void {
   for (const name of COLLECTION_NAMES) {

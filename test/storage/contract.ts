@@ -545,7 +545,7 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.is((await store.users.find({})).length, 0);
   });
 
-  test('keeps activity ids unique per source and index within a user, not across users', async () => {
+  test('keeps one activity per source, index and start within a user, not across users', async () => {
     await store.activities.insert(activity('act1', 'u1', { source_id: 's' }));
     await rejects(() => store.activities.insert(activity('act2', 'u1', { source_id: 's' })), DuplicateKeyError);
     await store.activities.insert(activity('act3', 'u2', { source_id: 's' }));

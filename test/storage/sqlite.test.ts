@@ -147,7 +147,7 @@ test('answers equality on an indexed field from its expression index', async () 
 });
 
 
-test('upgrades an older database: the unique (source_id, source_index) gives way to (user_id, source_id, source_index)', async () => {
+test('upgrades an older database: the unique (source_id, source_index) gives way to (user_id, start, source_id, source_index)', async () => {
   const file = freshFile();
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const old = new Database(file);
@@ -160,7 +160,7 @@ test('upgrades an older database: the unique (source_id, source_index) gives way
   const indexes = (reopened.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activities'`).all() as { name: string }[]).map((row) => row.name);
   reopened.close();
   assert.not.ok(indexes.includes('activities_by_source_id_source_index'), 'the replaced index is dropped');
-  assert.ok(indexes.includes('activities_by_user_id_source_id_source_index'), indexes.join(', '));
+  assert.ok(indexes.includes('activities_by_user_id_start_source_id_source_index'), indexes.join(', '));
 });
 
 test.run();
