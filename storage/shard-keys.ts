@@ -42,6 +42,13 @@ export function checkOwnedDoc(collection: CollectionName, doc: Doc, operation: s
   }
 }
 
+/** Throws when a change to a collection sharded by user names `user_id`: a record never moves to another user (or shard). */
+export function checkOwnerKept(collection: CollectionName, fields: readonly string[]): void {
+  if (shardKeyOf(collection) !== null && fields.includes('user_id')) {
+    throw new StoreUsageError(`${collection} is sharded by user: a change must not set, unset or increment user_id`);
+  }
+}
+
 /** Throws where `collection` is sharded: a lookup by id alone would reach every shard. */
 export function checkGetById(collection: CollectionName): void {
   if (shardKeyOf(collection) === null) return;

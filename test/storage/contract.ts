@@ -530,6 +530,7 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
       ['insert without start', () => store.activities.insert(startless as never)],
       ['put without user', () => store.dailies.put(ownerless as never)],
       ['insertIfAbsent without user', () => store.dailies.insertIfAbsent(ownerless as never, ['measure', 'date'] as never)],
+      ['a change of owner', () => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { user_id: 'u2' } })],
       ['a batch update', () => store.batch([{ collection: 'activities', update: { id: 'act1' }, change: { set: { sport: 'running' } } }])],
       ['a batch delete', () => store.batch([{ collection: 'dailies', delete: { id: 'd1' } }])],
       ['a batch put', () => store.batch([{ collection: 'dailies', put: ownerless as never }])],
