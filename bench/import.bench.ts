@@ -37,7 +37,9 @@ function corpusFolders(): string[] {
 async function activityHours(dataDir: string): Promise<number> {
   const store = await openStore({ mongodbUri: null, sqliteFile: path.join(dataDir, 'threshold.sqlite') });
   try {
-    const activities = await store.activities.find({});
+    // Activities are sharded by user: read each user's.
+    const activities = [];
+    for (const { id } of await store.users.findFields({}, ['id'])) activities.push(...await store.activities.findFields({ user_id: id }, ['start', 'end']));
     return activities.reduce((total, activity) => total + (activity.end - activity.start) / 3_600_000, 0);
   } finally {
     await store.close();

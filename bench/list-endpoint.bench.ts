@@ -41,7 +41,7 @@ export async function seed(stack: TestStack, token: string, userId: string): Pro
     const { sources } = (await response.json()) as { sources: { id: string }[] };
     const source = await settled(stack, token, sources[0]!.id, 60_000);
     if (source.status !== 'processed') throw new Error(`bench: ${fixture} was not processed (${source.status})`);
-    for (const id of source.activity_ids) ingested.push((await stack.store.activities.get(id))!);
+    for (const id of source.activity_ids) ingested.push((await stack.store.activities.findOne({ id, user_id: userId }))!);
   }
   const today = Date.now();
   for (let k = ingested.length; k < ACTIVITIES; k++) {

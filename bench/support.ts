@@ -30,7 +30,7 @@ export async function ingestAll(store: Store, pool: EnginePool, threads: number,
       const result = await ingestStoredSource({ store, pool }, user.id, source.id, new AbortController().signal);
       if (result.status === 'failed') failed++;
       for (const id of result.activity_ids) {
-        const activity = (await store.activities.get(id))!;
+        const activity = (await store.activities.findOne({ id, user_id: user.id }))!;
         hours += (activity.end - activity.start) / 3_600_000;
       }
     }

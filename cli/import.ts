@@ -52,7 +52,7 @@ export async function importFiles(store: Store, env: Record<string, string | und
   try {
     let settled: SourceRecord[] = [];
     for (;;) {
-      settled = await Promise.all(accepted.map(async ({ source }) => (await store.sources.get(source.id)) ?? source));
+      settled = await Promise.all(accepted.map(async ({ source }) => (await store.sources.findOne({ id: source.id, user_id: source.user_id })) ?? source));
       const done = settled.filter((source) => source.status !== 'processing');
       progress.show(done.length, done.filter((source) => source.status === 'failed').length);
       if (done.length === settled.length) break;

@@ -4,6 +4,7 @@
  * parsed change to `$set` / `$unset` / `$inc` (mongo/mongo-collection.ts) and must agree with
  * `applyChange` — test/storage/contract.ts keeps them equal.
  */
+import { checkOwnerKept } from './shard-keys.js';
 import { StoreUsageError, type CollectionName } from './store.js';
 import { checkField } from './query.js';
 import { SCHEMA } from './schema.js';
@@ -58,6 +59,7 @@ export function parseChange(change: unknown): ParsedChange {
  */
 export function parseWrite(change: unknown, collection: CollectionName): ParsedChange {
   const parsed = parseChange(change);
+  checkOwnerKept(collection, [...parsed.set.map(([field]) => field), ...parsed.unset, ...parsed.inc.map(([field]) => field)]);
   const derived = SCHEMA[collection].derived;
   if (derived === undefined || isEmptyChange(parsed)) return parsed;
   for (const [field, value] of parsed.set) {

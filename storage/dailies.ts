@@ -40,7 +40,7 @@ export async function upsertDaily(store: Store, write: DailyWrite, now = Date.no
     if (existing.source === 'manual' && write.source !== 'manual') return { written: false, record: existing };
     // Conditional on the source read: a manual write landing in between makes a provider write try again.
     const replaced = await store.dailies.updateOne(
-      { id: existing.id, source: existing.source },
+      { id: existing.id, user_id: existing.user_id, source: existing.source },
       { set: { value: write.value, source: write.source, updated_at: Math.max(now, existing.updated_at + 1) } },
     );
     if (replaced) return { written: true, record: replaced };

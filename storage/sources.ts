@@ -74,8 +74,8 @@ export async function acceptSource(store: Store, userId: string, file: IncomingF
 
 /** Puts a failed source back to processing and its job back in the queue. */
 async function requeue(store: Store, source: SourceRecord, now: number): Promise<SourceRecord> {
-  const reopened = await store.sources.updateOne({ id: source.id, status: 'failed' }, { set: { status: 'processing', error: null, updated_at: now } });
-  if (!reopened) return (await store.sources.get(source.id)) ?? source;
+  const reopened = await store.sources.updateOne({ id: source.id, user_id: source.user_id, status: 'failed' }, { set: { status: 'processing', error: null, updated_at: now } });
+  if (!reopened) return (await store.sources.findOne({ id: source.id, user_id: source.user_id })) ?? source;
   const job = await store.jobs.updateOne(
     { key: `ingest:${source.id}`, status: { $in: ['done', 'failed'] } },
     { set: { status: 'queued', attempts: 0, run_after: now, error: null, lease_owner: null, lease_until: null, updated_at: now } },

@@ -8,7 +8,7 @@
  * transaction and MongoDB drives it with `await`, with or without a session.
  */
 import { BatchConditionError, StoreUsageError, type BatchOp, type Change, type CollectionName, type Doc, type Filter, type JobRecord, type Sort } from './store.js';
-import { COLLECTION_NAMES, SCHEMA } from './schema.js';
+import { COLLECTION_NAMES, SCHEMA, shardKeyOf } from './schema.js';
 
 type AnyFilter = Filter<Doc> & Record<string, unknown>;
 
@@ -82,6 +82,11 @@ export type DeletionResult = string[] | number;
  * users themselves last; returns the total number of documents and blobs removed.
  */
 export function* userDeletion(userId: string): Generator<DeletionStep, number, DeletionResult> {
+  return yield* ownedDeletion(yield* managedUsers(userId));
+}
+
+/** Yields the look-ups that find `userId` and the users they manage, recursively; returns them, `userId` first, each after its manager. */
+export function* managedUsers(userId: string): Generator<DeletionStep, string[], DeletionResult> {
   const users = [userId];
   const seen = new Set(users);
   for (let frontier = users; frontier.length > 0;) {
@@ -90,7 +95,15 @@ export function* userDeletion(userId: string): Generator<DeletionStep, number, D
     for (const id of frontier) seen.add(id);
     users.push(...frontier);
   }
+  return users;
+}
 
+/**
+ * Yields the steps that delete `users` and everything they own (not the users they manage, unless listed);
+ * returns the number of documents and blobs removed. MongoDB runs it for one user per transaction, so no
+ * transaction spans users (a sharded cluster would enlist every shard holding one of them).
+ */
+export function* ownedDeletion(users: string[]): Generator<DeletionStep, number, DeletionResult> {
   let removed = 0;
   for (const [parent, children] of CASCADES) {
     const parents = (yield { kind: 'find-ids', collection: parent, filter: { user_id: { $in: users } } }) as string[];
@@ -101,7 +114,12 @@ export function* userDeletion(userId: string): Generator<DeletionStep, number, D
   }
   for (const collection of COLLECTION_NAMES) {
     if (SCHEMA[collection].owner !== 'user_id') continue;
-    removed += (yield { kind: 'delete', collection, filter: { user_id: { $in: users } } }) as number;
+    if (shardKeyOf(collection) === null) {
+      removed += (yield { kind: 'delete', collection, filter: { user_id: { $in: users } } }) as number;
+      continue;
+    }
+    // Sharded by user: one delete per user, each routed to that user's shard.
+    for (const user of users) removed += (yield { kind: 'delete', collection, filter: { user_id: user } }) as number;
   }
   removed += (yield { kind: 'delete-blobs', userIds: users }) as number;
   removed += (yield { kind: 'delete', collection: 'users', filter: { id: { $in: users } } }) as number;

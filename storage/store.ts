@@ -15,6 +15,12 @@
  *   them: `insert`, `put` and any change that does not name them drop them, so a value computed from a
  *   document never outlives the fields it was computed from.
  *
+ * - collections of user-owned data are sharded by user (schema.ts `shard`, storage/shard-keys.ts): on them
+ *   every filter names its user by `user_id` equality, every written document carries its whole shard key
+ *   (`user_id`, and `start` for activities), and `get(id)` is refused (`findOne({ id, user_id })` instead),
+ *   on both backends, so one API call reaches one shard of a MongoDB sharded cluster. Anything else on such
+ *   a collection is a `StoreUsageError`.
+ *
  * Instants are stored as UTC epoch milliseconds (`*_at`, `start`, `end`) plus, where the
  * source carried one, the UTC offset in minutes (`*_offset`) so local time round-trips exactly.
  * Secrets (client secrets, refresh tokens, authorization codes, magic links) are stored as hashes.
@@ -129,7 +135,11 @@ export interface Collection<T extends Doc> {
    */
   insertIfAbsent(doc: T, key: (keyof T & string)[]): Promise<InsertOutcome<T>>;
 
-  /** The document with this id, or null. */
+  /**
+   * The document with this id, or null. Unsharded collections only: on a collection sharded by user an id
+   * alone does not say which shard holds it, so `get` is a `StoreUsageError` there; use
+   * `findOne({ id, user_id })`.
+   */
   get(id: string): Promise<T | null>;
 
   findOne(filter: Filter<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null>;
@@ -158,7 +168,11 @@ export interface Collection<T extends Doc> {
   /** Applies `change` to every matching document; returns how many matched. */
   updateMany(filter: Filter<T>, change: Change<T>): Promise<number>;
 
-  /** Replaces the whole document with this id (inserting it when absent). */
+  /**
+   * Replaces the whole document with this id (inserting it when absent). On a sharded collection the
+   * document names its shard key, and a put must not change it (an activity's `start`: delete and insert
+   * instead), since MongoDB matches the upsert on the id and the key.
+   */
   put(doc: T): Promise<void>;
 
   /** Deletes every matching document; returns how many were deleted. */
@@ -259,8 +273,9 @@ export interface Store extends Collections {
    * records, their managed users (recursively), their applications with those applications'
    * secrets, grants, codes, tokens and pending interactions (other users' included), and their
    * teams with those teams' members and authorizations. Returns the number of documents and
-   * blobs removed. SQLite: one transaction; MongoDB: one transaction where the deployment
-   * supports them, otherwise children first and the user last, so a retry finishes the job.
+   * blobs removed. SQLite: one transaction; MongoDB: one transaction per user (managed users first, the
+   * user last) where the deployment supports them, otherwise children first and the user last, so a
+   * retry finishes the job.
    */
   deleteUser(userId: string): Promise<number>;
 

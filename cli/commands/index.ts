@@ -9,10 +9,11 @@ import { keysRotate } from './keys.js';
 import { importCommand } from './import.js';
 import { teamCreate, teamInvite, teamList } from './teams.js';
 import { backupCommand, restoreCommand } from './backup.js';
+import { storePrepare } from './store.js';
 
 export const COMMANDS: readonly AnyCommand[] = [
   serve, userCreate, userList, userDelete, appCreate, appPurposes, appSecretAdd, appSecretDelete, teamCreate, teamInvite, teamList, tokenMint, keysRotate, importCommand,
-  modelCommand, backupCommand, restoreCommand,
+  modelCommand, backupCommand, restoreCommand, storePrepare,
 ];
 
 /** The command named by the first words of `argv`, and the arguments after them. */

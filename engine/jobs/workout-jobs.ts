@@ -54,8 +54,9 @@ export function workoutDeliveryJobHandler(deps: WorkoutJobDeps): JobHandler {
   const { store } = deps;
   return {
     async run(job, signal) {
-      const workout = await store.workouts.get(String(job.payload.workout_id));
-      if (!workout || workout.user_id !== job.user_id) return;
+      if (!job.user_id) return;
+      const workout = await store.workouts.findOne({ id: String(job.payload.workout_id), user_id: job.user_id });
+      if (!workout) return;
       const parsed = parseSwf(workout.swf);
       const waitBudgetUntil = job.created_at + MAX_DELIVERY_WAIT_MS;
       let transient: unknown = null;
@@ -72,14 +73,15 @@ export function workoutDeliveryJobHandler(deps: WorkoutJobDeps): JobHandler {
       if (transient !== null) throw transient;
     },
     async onGiveUp(job, error) {
-      const workout = await store.workouts.get(String(job.payload.workout_id));
+      if (!job.user_id) return;
+      const workout = await store.workouts.findOne({ id: String(job.payload.workout_id), user_id: job.user_id });
       if (!workout) return;
       const now = Date.now();
       const deliveries = workout.deliveries.map((delivery) => delivery.status !== 'pending' ? delivery : {
         ...delivery, status: 'failed', reason: 'provider_unavailable',
         detail: `gave up after repeated failures: ${error instanceof Error ? error.message : String(error)}`, updated_at: now,
       });
-      await store.workouts.updateOne({ id: workout.id }, { set: { deliveries } });
+      await store.workouts.updateOne({ id: workout.id, user_id: workout.user_id }, { set: { deliveries } });
     },
   };
 }
@@ -95,11 +97,11 @@ async function deliverOne(deps: WorkoutJobDeps, workout: WorkoutRecord, delivery
   const remote: JsonObject = { ...delivery.remote };
   // Each write re-reads the record (the workout may have been deleted meanwhile: then stop at once).
   const save = async (change: DeliveryChange, warnings: string[] = []): Promise<void> => {
-    const current = await deps.store.workouts.get(workout.id);
+    const current = await deps.store.workouts.findOne({ id: workout.id, user_id: workout.user_id });
     if (!current) throw new WorkoutGone();
     const deliveries = current.deliveries.map((item) => item.integration === provider ? updated(item, change, remote) : item);
     const merged = [...new Set([...current.warnings, ...warnings])];
-    await deps.store.workouts.updateOne({ id: workout.id }, { set: { deliveries, warnings: merged } });
+    await deps.store.workouts.updateOne({ id: workout.id, user_id: workout.user_id }, { set: { deliveries, warnings: merged } });
   };
   const sent: { to: { connection: ConnectionRecord; http: WorkoutApi } | null } = { to: null };
   try {

@@ -6,7 +6,7 @@ import { standalone } from '../pool/standalone.js';
 
 /** The activity if it is the user's; NOT_FOUND for another user's or an unknown one (never revealing which). */
 export async function ownActivity(store: Store, userId: string, activityId: string): Promise<ActivityRecord> {
-  const record = await store.activities.get(activityId);
+  const record = await store.activities.findOne({ id: activityId, user_id: userId });
   if (record === null || record.user_id !== userId) throw new EngineError(status.NOT_FOUND, `engine: activity ${activityId} not found`);
   return record;
 }

@@ -171,7 +171,7 @@ export async function refreshAnalysis(deps: CacheDeps, record: ActivityRecord, s
   const key = analysisKey(record.id);
   await deps.store.blobs.put(key, new Uint8Array(analysis), { userId: record.user_id });
   const updated = await deps.store.activities.updateOne(
-    { id: record.id, analysis_key: record.analysis_key ?? null },
+    { id: record.id, user_id: record.user_id, analysis_key: record.analysis_key ?? null },
     { set: { analysis_key: key, analysis_version: deps.version ?? ANALYSIS_VERSION } },
   );
   if (updated === null) await deps.store.blobs.delete(key);

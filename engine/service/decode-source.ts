@@ -35,7 +35,7 @@ export function decodeSource(deps: DecodeSourceDeps) {
  * bytes are missing or the type is unknown. A file that does not decode is an `ok: false` outcome.
  */
 export async function decodeStoredSource(deps: DecodeSourceDeps, userId: string, sourceId: string, signal: AbortSignal): Promise<DecodeOutcome> {
-  const source = await deps.store.sources.get(sourceId);
+  const source = await deps.store.sources.findOne({ id: sourceId, user_id: userId });
   // "a source of another user is NOT_FOUND"
   if (source === null || source.user_id !== userId) {
     throw new EngineError(status.NOT_FOUND, `engine: source ${sourceId} not found`);

@@ -75,7 +75,7 @@ export async function ingestStoredSource(deps: IngestDeps, userId: string, sourc
 }
 
 async function storeActivities(store: Store, userId: string, sourceId: string, decoded: DecodedActivityResult[], warnings: string[], now: number): Promise<IngestResult> {
-  const previous = new Map((await store.activities.find({ source_id: sourceId })).map((record) => [record.id, record]));
+  const previous = new Map((await store.activities.find({ user_id: userId, source_id: sourceId })).map((record) => [record.id, record]));
   const ops: BatchOp[] = [];
   const ids: string[] = [];
   const replacedCaches: string[] = [];
@@ -89,18 +89,21 @@ async function storeActivities(store: Store, userId: string, sourceId: string, d
     const existing = previous.get(id);
     previous.delete(id);
     if (existing?.analysis_key) replacedCaches.push(existing.analysis_key);
-    ops.push({ collection: 'activities', put: activityRecord(id, userId, sourceId, index, activity, existing, now, analysis) });
+    const record = activityRecord(id, userId, sourceId, index, activity, existing, now, analysis);
+    // The put names the whole shard key (user_id, start); a re-decoded start moves the record, so the old one goes first.
+    if (existing && existing.start !== record.start) ops.push({ collection: 'activities', delete: { id, user_id: userId, start: existing.start } });
+    ops.push({ collection: 'activities', put: record });
     ops.push({ collection: 'events', insert: newEvent(userId, existing ? 'activity_updated' : 'activity_created', id, now) });
     // The analysis cache was written above, so the activity is analysed as it becomes visible.
     ops.push({ collection: 'events', insert: newEvent(userId, 'activity_analyzed', id, now) });
   }
   for (const stale of previous.values()) {
-    ops.push({ collection: 'activities', delete: { id: stale.id } });
+    ops.push({ collection: 'activities', delete: { id: stale.id, user_id: userId } });
     ops.push({ collection: 'events', insert: newEvent(userId, 'activity_deleted', stale.id, now) });
   }
   ops.push({
     collection: 'sources',
-    update: { id: sourceId },
+    update: { id: sourceId, user_id: userId },
     change: { set: { status: 'processed', activity_ids: ids, error: null, warnings, updated_at: now } satisfies Partial<SourceRecord> },
   });
   ops.push({ collection: 'events', insert: newEvent(userId, 'source_processed', sourceId, now) });

@@ -108,7 +108,7 @@ export function testRoutes(table: RouteTable, deps: GatewayDeps): void {
       // Conditional on the version read: a concurrent write in between is a 409, and then no event is written.
       try {
         await store.batch([
-          { collection: 'tests', update: { id: existing.id, updated_at: existing.updated_at }, change: { set: fields }, expect: 1 },
+          { collection: 'tests', update: { id: existing.id, user_id: existing.user_id, updated_at: existing.updated_at }, change: { set: fields }, expect: 1 },
           { collection: 'events', insert: newEvent(record.user_id, 'test_updated', record.id) },
         ]);
       } catch (error) {

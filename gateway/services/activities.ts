@@ -7,7 +7,7 @@ import { tracesByActivity } from './activity-traces.js';
 
 /** The caller's activity; another user's is a 404, never a 403 that leaks its existence. */
 export async function ownActivity(deps: { store: Store }, activityId: string, userId: string): Promise<ActivityRecord> {
-  const record = await deps.store.activities.get(activityId);
+  const record = await deps.store.activities.findOne({ id: activityId, user_id: userId });
   if (!record || record.user_id !== userId) throw new NotFoundError('Activity not found');
   return record;
 }

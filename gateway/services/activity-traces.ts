@@ -39,7 +39,7 @@ export async function tracesByActivity(store: Store, userId: string, activities:
   const ranges = activities.map((activity) => ({ user_id: userId, timestamp: { $gte: activity.start, $lte: activity.end } }));
   const chunks: (typeof ranges)[] = [];
   for (let i = 0; i < ranges.length; i += RANGES_PER_QUERY) chunks.push(ranges.slice(i, i + RANGES_PER_QUERY));
-  const found = await Promise.all(chunks.map((chunk) => store.traces.find({ $or: chunk })));
+  const found = await Promise.all(chunks.map((chunk) => store.traces.find({ user_id: userId, $or: chunk })));
   const traces = [...new Map(found.flat().map((trace) => [trace.id, trace])).values()].sort((a, b) => a.timestamp - b.timestamp || (a.id < b.id ? -1 : 1));
   if (traces.length === 0) return out;
   const holding = new Map<string, TraceRecord[]>();
@@ -50,7 +50,7 @@ export async function tracesByActivity(store: Store, userId: string, activities:
   if (holding.size === 0) return out;
   const [tests, laps] = await Promise.all([
     testLinks(store, userId, [...holding.values()].flat()),
-    store.activities.findFields({ id: { $in: [...holding.keys()] } }, ['id', 'laps']),
+    store.activities.findFields({ user_id: userId, id: { $in: [...holding.keys()] } }, ['id', 'laps']),
   ]);
   const lapsOf = new Map<string, LapRecord[] | null>(laps.map((row) => [row.id, row.laps]));
   for (const [activityId, inside] of holding) {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { named } from '../schemas/components.js';
 import type { AppMetadata, Collection, JsonObject } from '../../storage/store.js';
 import { ForbiddenError, HttpError, ValidationError } from '../errors.js';
+import { recordKey } from '../../storage/shard-keys.js';
 
 export const MAX_METADATA_DEPTH = 32;
 
@@ -14,6 +15,8 @@ export const AppMetadataBody = named('AppMetadata', z.record(z.string(), z.unkno
 
 export interface WithMetadata {
   id: string;
+  /** The owner, on user-owned records (a collection sharded by user is filtered by it). */
+  user_id?: string;
   app_metadata: AppMetadata;
   /** The condition of each write; a record written before it existed (a user) has none yet. */
   updated_at?: number;
@@ -40,11 +43,11 @@ export async function putAppMetadata<T extends WithMetadata>(
     if (value === null) delete metadata[applicationId];
     else metadata[applicationId] = value as JsonObject;
     const updated = await collection.updateOne(
-      { id: current.id, updated_at: current.updated_at ?? null } as never,
+      { ...recordKey(current), updated_at: current.updated_at ?? null } as never,
       { set: { app_metadata: metadata, updated_at: Math.max(Date.now(), (current.updated_at ?? 0) + 1) } as Partial<T> },
     );
     if (updated) return value === null ? null : (value as JsonObject);
-    current = await collection.get(record.id);
+    current = await collection.findOne(recordKey(record) as never);
   }
   throw new HttpError(409, 'the record changed while its metadata was written; retry', { code: 'conflict' });
 }

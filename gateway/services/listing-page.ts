@@ -18,6 +18,7 @@ import { listingEntry, listingOf } from '../presenters/listing.js';
 /** A record a list endpoint answers: the fields the page reads. */
 export interface Listable {
   id: string;
+  user_id: string;
   updated_at: number;
   app_metadata: AppMetadata;
   listing?: string;
@@ -56,7 +57,7 @@ export async function listingPage<T extends Listable>(
   const rows = (await kind.collection.findFields(filter, fields, options)) as unknown as Row[];
   const isStale = (row: Row): boolean => row.listing === undefined || row.listing_version !== kind.version;
   const stale = rows.filter(isStale);
-  const derived = stale.length > 0 ? await derive(kind, stale.map((row) => row.id)) : new Map<string, Row>();
+  const derived = stale.length > 0 ? await derive(kind, filter.user_id as Filter<T>['user_id'], stale.map((row) => row.id)) : new Map<string, Row>();
   const current: Row[] = [];
   for (const row of rows) {
     const fresh = isStale(row) ? derived.get(row.id) : row;
@@ -72,15 +73,15 @@ export async function listingPage<T extends Listable>(
 }
 
 /** Reads the records whole, presents them and stores their listings; answers each one's listing and metadata. */
-async function derive<T extends Listable>(kind: ListingKind<T>, ids: string[]): Promise<Map<string, Row>> {
-  const records = await kind.collection.find({ id: { $in: ids } } as unknown as Filter<T>);
+async function derive<T extends Listable>(kind: ListingKind<T>, owner: Filter<T>['user_id'], ids: string[]): Promise<Map<string, Row>> {
+  const records = await kind.collection.find({ user_id: owner, id: { $in: ids } } as unknown as Filter<T>);
   const rows = new Map<string, Row>();
   const write = jsonWriter(kind.schema);
   await Promise.all(records.map(async (record) => {
     const listing = listingOf(kind.present(record), kind.tail, write);
     rows.set(record.id, { id: record.id, listing, listing_version: kind.version, app_metadata: record.app_metadata });
     await kind.collection.updateOne(
-      { id: record.id, updated_at: record.updated_at } as Filter<T>,
+      { id: record.id, user_id: record.user_id, updated_at: record.updated_at } as Filter<T>,
       { set: { listing, listing_version: kind.version } as Partial<T> },
     );
   }));

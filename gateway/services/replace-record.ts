@@ -4,15 +4,17 @@
  * to retry. Used by traces and tests.
  */
 import type { Collection, Filter } from '../../storage/store.js';
+import { recordKey } from '../../storage/shard-keys.js';
 import { HttpError } from '../errors.js';
 
 interface Versioned {
   id: string;
+  user_id: string;
   updated_at: number;
 }
 
 export async function replaceRecord<T extends Versioned>(collection: Collection<T>, existing: T, record: T): Promise<void> {
   const { id: _id, ...fields } = record;
-  const updated = await collection.updateOne({ id: existing.id, updated_at: existing.updated_at } as Filter<T>, { set: fields as Partial<T> });
+  const updated = await collection.updateOne({ ...recordKey(existing), updated_at: existing.updated_at } as Filter<T>, { set: fields as Partial<T> });
   if (!updated) throw new HttpError(409, 'the record changed while it was replaced; retry', { code: 'conflict' });
 }

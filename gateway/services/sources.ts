@@ -26,7 +26,7 @@ export function listSources(store: Store, userId: string, query: SourceListQuery
 
 /** The user's source; another user's is a 404, never a 403 that leaks its existence. */
 export async function ownSource(store: Store, userId: string, sourceId: string): Promise<SourceRecord> {
-  const record = await store.sources.get(sourceId);
+  const record = await store.sources.findOne({ id: sourceId, user_id: userId });
   if (!record || record.user_id !== userId) throw new NotFoundError('Source not found');
   return record;
 }

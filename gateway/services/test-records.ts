@@ -17,7 +17,7 @@ export const DEFAULT_TEST_SPAN_MS = 3 * 3_600_000;
 
 /** The caller's test; another user's is a 404, never a 403 that leaks its existence. */
 export async function ownTest(store: Store, testId: string, userId: string): Promise<TestRecord> {
-  const record = await store.tests.get(testId);
+  const record = await store.tests.findOne({ id: testId, user_id: userId });
   if (!record || record.user_id !== userId) throw new NotFoundError('Test not found');
   return record;
 }
@@ -59,7 +59,7 @@ export async function testTraces(store: Store, test: TestRecord, mode: 'auto' | 
   const sort = { sort: { timestamp: 1 } } as const;
   if (mode === 'linked') return store.traces.find({ user_id: test.user_id, test_id: test.id }, sort);
   const candidates = await store.traces.find(
-    { $or: [{ user_id: test.user_id, timestamp: { $gte: test.start, $lte: test.end } }, { user_id: test.user_id, test_id: test.id }] },
+    { user_id: test.user_id, $or: [{ user_id: test.user_id, timestamp: { $gte: test.start, $lte: test.end } }, { user_id: test.user_id, test_id: test.id }] },
     sort,
   );
   return candidates.filter((trace) => trace.test_id === null || trace.test_id === test.id);

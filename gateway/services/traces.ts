@@ -15,7 +15,7 @@ import { ownTest } from './test-records.js';
 
 /** The caller's trace; another user's is a 404, never a 403 that leaks its existence. */
 export async function ownTrace(store: Store, traceId: string, userId: string): Promise<TraceRecord> {
-  const record = await store.traces.get(traceId);
+  const record = await store.traces.findOne({ id: traceId, user_id: userId });
   if (!record || record.user_id !== userId) throw new NotFoundError('Trace not found');
   return record;
 }

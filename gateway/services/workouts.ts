@@ -63,7 +63,7 @@ export async function findWorkouts(store: Store, userId: string, query: WorkoutQ
 }
 
 export async function ownWorkout(store: Store, id: string, userId: string): Promise<WorkoutRecord> {
-  const workout = await store.workouts.get(id);
+  const workout = await store.workouts.findOne({ id, user_id: userId });
   if (!workout || workout.user_id !== userId) throw new NotFoundError('Workout not found');
   return workout;
 }

@@ -12,7 +12,8 @@ import {
 import { keyFilter, parseFields, parseFilter, parsePage, parseSort } from '../query.js';
 import { checkDoc, isEmptyChange, parseWrite, writtenDoc } from '../apply-change.js';
 import { mongoQuery, mongoSort } from './mongo-filter.js';
-import { SCHEMA } from '../schema.js';
+import { SCHEMA, shardKeyOf } from '../schema.js';
+import { checkGetById, checkOwnedDoc, checkOwnedFilter } from '../shard-keys.js';
 
 /** A document as stored: the port's fields with `_id` in place of `id`. */
 export interface StoredDoc {
@@ -64,6 +65,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   private query(filter: Filter<T>): MongoFilter<StoredDoc> {
+    checkOwnedFilter(this.name, filter);
     return mongoQuery(parseFilter(filter, this.derived)) as MongoFilter<StoredDoc>;
   }
 
@@ -77,6 +79,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async insert(doc: T, session?: ClientSession): Promise<void> {
     checkDoc(doc, `${this.name}.insert`);
+    checkOwnedDoc(this.name, doc, 'insert');
     await this.attempt(() => this.native.insertOne(toStored(writtenDoc(doc, this.name)), { session }));
   }
 
@@ -98,6 +101,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   async get(id: string, session?: ClientSession): Promise<T | null> {
+    checkGetById(this.name);
     const stored = await this.native.findOne({ _id: id }, { session });
     return stored === null ? null : fromStored<T>(stored);
   }
@@ -166,8 +170,12 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
 
   async put(doc: T, session?: ClientSession): Promise<void> {
     checkDoc(doc, `${this.name}.put`);
+    checkOwnedDoc(this.name, doc, 'put');
     const { _id, ...fields } = toStored(writtenDoc(doc, this.name));
-    await this.attempt(() => this.native.replaceOne({ _id }, fields, { upsert: true, session }));
+    // An upsert on a sharded collection names the whole shard key, so mongos routes it to one shard.
+    const target: Record<string, unknown> = { _id };
+    for (const field of shardKeyOf(this.name) ?? []) target[field] = fields[field];
+    await this.attempt(() => this.native.replaceOne(target as MongoFilter<StoredDoc>, fields, { upsert: true, session }));
   }
 
   async deleteMany(filter: Filter<T>, session?: ClientSession): Promise<number> {

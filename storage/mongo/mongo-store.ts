@@ -9,10 +9,10 @@
  * test/storage/mongo.test.ts and by test/gateway/mongo-end-to-end.test.ts, in every run (on the
  * bundled jongodb server, or on MONGODB_URI).
  */
-import { MongoClient, type ClientSession, type Db, type IndexDescription } from 'mongodb';
+import { MongoClient, MongoServerError, type ClientSession, type CommandStartedEvent, type Db, type IndexDescription } from 'mongodb';
 import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
 import { COLLECTION_NAMES, SCHEMA, indexName, type IndexSpec } from '../schema.js';
-import { batchStep, checkMatched, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
+import { batchStep, checkMatched, claimJobQuery, managedUsers, ownedDeletion, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
 import { MongoCollection, type StoredDoc } from './mongo-collection.js';
 import { MongoBlobs } from './mongo-blobs.js';
 import { DEFAULT_DATABASE, databaseNamedBy } from './uri.js';
@@ -33,13 +33,37 @@ function indexDescription(collection: CollectionName, index: IndexSpec): IndexDe
   return description;
 }
 
-async function createIndexes(db: Db, blobs: MongoBlobs): Promise<void> {
+/**
+ * Creates every SCHEMA index, then drops the ones a collection no longer declares (named by the
+ * `<collection>_by_` rule), so an older database upgrades: activities' unique `(source_id, source_index)`
+ * became `(user_id, start, source_id, source_index)`, which a collection sharded on `{user_id, start}` requires. Returns the
+ * indexes dropped, and those kept because the server has no `dropIndexes` (the bundled test server), with why.
+ */
+export async function createIndexes(db: Db, blobs: MongoBlobs): Promise<{ dropped: string[]; kept: { index: string; reason: string }[] }> {
+  const dropped: string[] = [];
+  const kept: { index: string; reason: string }[] = [];
   for (const name of COLLECTION_NAMES) {
     const indexes = SCHEMA[name].indexes.map((index) => indexDescription(name, index));
-    if (indexes.length > 0) await db.collection(name).createIndexes(indexes);
+    const collection = db.collection(name);
+    if (indexes.length > 0) await collection.createIndexes(indexes);
+    const declared = new Set(indexes.map((index) => index.name));
+    for (const index of await collection.listIndexes().toArray() as { name: string }[]) {
+      if (!index.name.startsWith(`${name}_by_`) || declared.has(index.name)) continue;
+      try {
+        await collection.dropIndex(index.name);
+        dropped.push(`${name}.${index.name}`);
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === COMMAND_NOT_FOUND)) throw error;
+        kept.push({ index: `${name}.${index.name}`, reason: `the server cannot drop indexes (${error.message})` });
+      }
+    }
   }
   await blobs.createIndexes();
+  return { dropped, kept };
 }
+
+/** MongoDB's code for a command the server does not have. */
+const COMMAND_NOT_FOUND = 59;
 
 /** Whether the deployment runs multi-document transactions: a replica set member or a mongos. */
 async function supportsTransactions(db: Db): Promise<boolean> {
@@ -49,11 +73,13 @@ async function supportsTransactions(db: Db): Promise<boolean> {
 
 /**
  * Connects and prepares the store. `database` overrides the database the URI names; without it
- * the URI's database is used, else 'threshold'.
+ * the URI's database is used, else 'threshold'. `onCommand` turns on the driver's command monitoring and
+ * hears every command as it starts (the shard-key discipline test reads them).
  */
-export async function openMongoStore(options: { uri: string; database?: string }): Promise<Store> {
+export async function openMongoStore(options: { uri: string; database?: string; onCommand?: (event: CommandStartedEvent) => void }): Promise<Store> {
   // ignoreUndefined: an undefined field is absent, as JSON.stringify makes it in the SQLite backend.
-  const client = new MongoClient(options.uri, { ignoreUndefined: true, appName: 'threshold' });
+  const client = new MongoClient(options.uri, { ignoreUndefined: true, appName: 'threshold', monitorCommands: options.onCommand !== undefined });
+  if (options.onCommand) client.on('commandStarted', options.onCommand);
   await client.connect();
   try {
     const db = client.db(options.database ?? databaseNamedBy(options.uri) ?? DEFAULT_DATABASE);
@@ -80,9 +106,8 @@ function mongoStore(client: MongoClient, db: Db, blobs: MongoBlobs, transactions
     }
   }
 
-  /** Runs the whole deletion walk; a fresh walk per call, because a transaction may be retried. */
-  async function deleteAll(userId: string, session?: ClientSession): Promise<number> {
-    const walk = userDeletion(userId);
+  /** Runs a deletion walk; a fresh walk per call, because a transaction may be retried. */
+  async function drive<R>(walk: Generator<DeletionStep, R, DeletionResult>, session?: ClientSession): Promise<R> {
     let step = walk.next();
     while (!step.done) step = walk.next(await runDeletionStep(step.value, session));
     return step.value;
@@ -120,10 +145,16 @@ function mongoStore(client: MongoClient, db: Db, blobs: MongoBlobs, transactions
 
     async deleteUser(userId) {
       if (typeof userId !== 'string' || userId.length === 0) throw new StoreUsageError('deleteUser: expected a user id');
-      if (!transactions) return deleteAll(userId);
-      // One transaction: very large accounts can meet the server's transaction limits
-      // (transactionLifetimeLimitSeconds); a failed deletion leaves everything in place.
-      return client.withSession((session) => session.withTransaction(() => deleteAll(userId, session)));
+      if (!transactions) return drive(userDeletion(userId));
+      // One transaction per user, the managed ones first (deepest first) and the user last, so no transaction
+      // spans users and a retry after a failure finishes the job. Very large accounts can meet the server's
+      // transaction limits (transactionLifetimeLimitSeconds); a failed transaction leaves that user in place.
+      const users = await drive(managedUsers(userId));
+      let removed = 0;
+      for (const user of users.reverse()) {
+        removed += await client.withSession((session) => session.withTransaction(() => drive(ownedDeletion([user]), session)));
+      }
+      return removed;
     },
 
     async ping() {

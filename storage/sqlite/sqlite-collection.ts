@@ -15,6 +15,7 @@ import {
 import { keyFilter, parseFields, parseFilter, parsePage, parseSort, type SortKey } from '../query.js';
 import { SCHEMA } from '../schema.js';
 import { applyChange, checkDoc, isEmptyChange, parseWrite, writtenDoc } from '../apply-change.js';
+import { checkGetById, checkOwnedDoc, checkOwnedFilter } from '../shard-keys.js';
 import { orderBy, whereClause, type SqlValue, type SqlWhere } from './sql-filter.js';
 
 /** What a collection needs from its database: cached statements and IMMEDIATE transactions. */
@@ -58,6 +59,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   private where(filter: Filter<T>): SqlWhere {
+    checkOwnedFilter(this.name, filter);
     return whereClause(parseFilter(filter, this.derived), this.name);
   }
 
@@ -98,12 +100,14 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   insertNow(doc: T): void {
     checkDoc(doc, `${this.name}.insert`);
+    checkOwnedDoc(this.name, doc, 'insert');
     const json = JSON.stringify(writtenDoc(doc, this.name));
     this.write(() => this.handle.prepare(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc.id, json));
   }
 
   putNow(doc: T): void {
     checkDoc(doc, `${this.name}.put`);
+    checkOwnedDoc(this.name, doc, 'put');
     const json = JSON.stringify(writtenDoc(doc, this.name));
     this.write(() => this.handle.prepare(
       `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET ${this.docColumns.split(', ').map((column) => `${column} = excluded.${column}`).join(', ')}`,
@@ -212,6 +216,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async get(id: string): Promise<T | null> {
+    checkGetById(this.name);
     const row = this.handle.prepare(`SELECT ${this.docColumns} FROM ${this.table} WHERE id = ?`).get(id) as DocRow | undefined;
     return row === undefined ? null : this.readDoc(row);
   }

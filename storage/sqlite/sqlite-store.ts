@@ -48,6 +48,20 @@ function addDerivedColumns(db: Database.Database): void {
   }
 }
 
+/**
+ * Drops the indexes a collection no longer declares (named by the `<collection>_by_` rule of schema.ts), so an
+ * older database upgrades: activities' unique `(source_id, source_index)` became `(user_id, start, source_id, source_index)`.
+ */
+function dropReplacedIndexes(db: Database.Database): void {
+  for (const name of COLLECTION_NAMES) {
+    const declared = new Set(SCHEMA[name].indexes.map((index) => indexName(name, index)));
+    const existing = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`).all(name) as { name: string }[];
+    for (const { name: index } of existing) {
+      if (index.startsWith(`${name}_by_`) && !declared.has(index)) db.exec(`DROP INDEX "${index}"`);
+    }
+  }
+}
+
 function connect(file: string): Database.Database {
   if (file !== ':memory:' && file !== '') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
@@ -58,6 +72,7 @@ function connect(file: string): Database.Database {
     db.pragma('synchronous = FULL');
     db.transaction(() => {
       for (const sql of schemaStatements()) db.exec(sql);
+      dropReplacedIndexes(db);
       addDerivedColumns(db);
       addBlobColumns(db);
     }).immediate();

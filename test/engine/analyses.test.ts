@@ -18,6 +18,7 @@ import { ANALYSIS_BATCH_JOB, ANALYSIS_PLAN_JOB, analysisBatchHandler, analysisPl
 import { newJob } from '../../storage/jobs.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
 import { insertActivity } from '../support/activities.js';
+import { user } from '../storage/records.js';
 import { callUnary, openTestStore, silentLogger, startTestEngine, statusName, type CallOutcome, type TestEngine } from './support.js';
 
 const USER = 'u1';
@@ -45,6 +46,8 @@ function ride(day: number, level: number, effortAt: number) {
 
 test.before(async () => {
   store = await openTestStore();
+  // The analysis backfill walks users, then each one's activities (activities are sharded by user).
+  await store.users.insert(user(USER));
   // No background jobs: the tests watch caches being computed (or not) by the calls and the backfill's handlers themselves.
   engine = await startTestEngine(store, { config: { jobs: false } });
   pool = createPool({ threads: 1 });
@@ -119,11 +122,11 @@ test("another user's activity is NOT_FOUND; an activity without its series is FA
   assert.is(error.code, status.NOT_FOUND);
   assert.is(missing.code, status.FAILED_PRECONDITION);
   assert.is(errorCodeOf(missing), 'series_missing');
-  await store.activities.deleteMany({ id: orphan.id });
+  await store.activities.deleteMany({ user_id: USER, id: orphan.id });
 });
 
 test('a longitudinal call computes missing caches, stores them, and names them in the records', async () => {
-  const before = await store.activities.get(rides[1]!.id);
+  const before = await store.activities.findOne({ id: rides[1]!.id, user_id: USER });
   assert.is(before!.analysis_key, undefined);
   const result = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], durations: [300] });
   // The 5-minute effort of the second ride (360 W) is the best.
@@ -131,14 +134,14 @@ test('a longitudinal call computes missing caches, stores them, and names them i
     { duration: 300n, power: 360, start: T0 + DAY + 1_200_000, activity_id: rides[1]!.id, sport: 'cycling.road' },
   ]);
   for (const { id } of rides) {
-    const record = await store.activities.get(id);
+    const record = await store.activities.findOne({ id, user_id: USER });
     assert.is(record!.analysis_version, ANALYSIS_VERSION);
     assert.ok(await store.blobs.get(record!.analysis_key!), 'the cache blob exists');
   }
 });
 
 test('a duration between cached grid points is interpolated from each cache; ties go to the earliest activity', async () => {
-  const record = (await store.activities.get(rides[0]!.id))!;
+  const record = (await store.activities.findOne({ id: rides[0]!.id, user_id: USER }))!;
   const cached = decodeAnalysis((await store.blobs.get(record.analysis_key!))!);
   const expected = curveAt(cached.curves.power!, 1234)!;
   const result = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling.road'], end_date: '2024-05-01', durations: [1234] });
@@ -150,22 +153,22 @@ test('a duration between cached grid points is interpolated from each cache; tie
   const twinB = await ride(101, 250, 0);
   const tie = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], start_date: '2024-08-09', durations: [60] });
   assert.is(tie.getChild('activity_id')!.get(0), twinA.id);
-  await store.activities.deleteMany({ id: { $in: [twinA.id, twinB.id] } });
+  await store.activities.deleteMany({ user_id: USER, id: { $in: [twinA.id, twinB.id] } });
 });
 
 test('a cache of another algorithm version is recomputed and the old blob deleted', async () => {
-  const record = (await store.activities.get(rides[2]!.id))!;
+  const record = (await store.activities.findOne({ id: rides[2]!.id, user_id: USER }))!;
   const oldKey = record.analysis_key!;
-  await store.activities.updateOne({ id: record.id }, { set: { analysis_version: ANALYSIS_VERSION - 1 } });
+  await store.activities.updateOne({ user_id: USER, id: record.id }, { set: { analysis_version: ANALYSIS_VERSION - 1 } });
   await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], durations: [60] });
-  const after = (await store.activities.get(record.id))!;
+  const after = (await store.activities.findOne({ id: record.id, user_id: USER }))!;
   assert.is(after.analysis_version, ANALYSIS_VERSION);
   assert.is.not(after.analysis_key, oldKey);
   assert.is(await store.blobs.get(oldKey), null);
 });
 
 test('a blob of the first cache layout under a record that claims the current version is recomputed, never misread', async () => {
-  const record = (await store.activities.get(rides[1]!.id))!;
+  const record = (await store.activities.findOne({ id: rides[1]!.id, user_id: USER }))!;
   const header = new TextEncoder().encode(JSON.stringify({ version: 1, entries: [] }));
   const legacy = new Uint8Array(16 + header.length);
   legacy.set(new TextEncoder().encode('THA1'), 0);
@@ -173,23 +176,23 @@ test('a blob of the first cache layout under a record that claims the current ve
   legacy.set(header, 8);
   const legacyKey = `analysis:${record.id}:legacy`;
   await store.blobs.put(legacyKey, legacy, { userId: USER });
-  await store.activities.updateOne({ id: record.id }, { set: { analysis_key: legacyKey } });
+  await store.activities.updateOne({ user_id: USER, id: record.id }, { set: { analysis_key: legacyKey } });
   const result = await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], durations: [300] });
   assert.is(result.getChild('power')!.get(0), 360, "the second ride's 5-minute effort, from its recomputed cache");
-  const after = (await store.activities.get(record.id))!;
+  const after = (await store.activities.findOne({ id: record.id, user_id: USER }))!;
   assert.is.not(after.analysis_key, legacyKey);
   assert.is(await store.blobs.get(legacyKey), null, 'the legacy blob is deleted');
   assert.is(decodeAnalysis((await store.blobs.get(after.analysis_key!))!).version, ANALYSIS_VERSION);
 });
 
 test('a computation that loses a race with ingest leaves the record alone and deletes its own blob', async () => {
-  const record = (await store.activities.get(rides[0]!.id))!;
+  const record = (await store.activities.findOne({ id: rides[0]!.id, user_id: USER }))!;
   // Ingest replaced the activity (and its cache key) after this computation read the record.
   const stale = { ...record, analysis_key: 'analysis:replaced-meanwhile' };
   const before = await store.blobs.deletePrefix(`analysis:${record.id}:`);
   assert.ok(before >= 1);
   await refreshAnalysis({ store, pool }, stale, new AbortController().signal);
-  const after = (await store.activities.get(record.id))!;
+  const after = (await store.activities.findOne({ id: record.id, user_id: USER }))!;
   assert.is(after.analysis_key, record.analysis_key, 'the record still names the key ingest wrote');
   assert.is(await store.blobs.deletePrefix(`analysis:${record.id}:`), 0, 'the losing computation left no blob behind');
 });
@@ -198,12 +201,12 @@ test('after a version bump the plan enqueues keyed batches of the stale activiti
   const fresh = [await ride(200, 150, 0), await ride(201, 160, 0), await ride(202, 170, 0)];
   const version = ANALYSIS_VERSION + 1;
   const deps = { store, pool, logger: silentLogger(), version };
-  const plan = { ...newJob(ANALYSIS_PLAN_JOB, null, `${ANALYSIS_PLAN_JOB}:v${version}`, { version, after: '' }), lease_owner: 'test' };
+  const plan = { ...newJob(ANALYSIS_PLAN_JOB, null, `${ANALYSIS_PLAN_JOB}:v${version}`, { version, user: '', after: '' }), lease_owner: 'test' };
   const signal = new AbortController().signal;
   let again = await analysisPlanHandler(deps).run(plan, signal);
   while (again) again = await analysisPlanHandler(deps).run(plan, signal); // the plan re-queues itself while batches are many
   const batches = await store.jobs.find({ kind: ANALYSIS_BATCH_JOB, key: { $prefix: `${ANALYSIS_BATCH_JOB}:v${version}:` } });
-  const total = await store.activities.count({});
+  const total = await store.activities.count({ user_id: USER });
   assert.is(batches.length, 1, `${total} activities fit one batch`);
   assert.is((batches[0]!.payload.activities as unknown[]).length, total);
   await analysisPlanHandler(deps).run(plan, signal);
@@ -219,12 +222,12 @@ test('after a version bump the plan enqueues keyed batches of the stale activiti
   }
   assert.is(computed.length, total, 'each activity computed once');
   for (const { id } of [...fresh, ...rides]) {
-    const record = (await store.activities.get(id))!;
+    const record = (await store.activities.findOne({ id, user_id: USER }))!;
     assert.is(record.analysis_version, version, id);
     assert.ok(await store.blobs.get(record.analysis_key!));
   }
   await store.jobs.deleteMany({ kind: { $in: [ANALYSIS_PLAN_JOB, ANALYSIS_BATCH_JOB] } });
-  await store.activities.deleteMany({ id: { $in: fresh.map((record) => record.id) } });
+  await store.activities.deleteMany({ user_id: USER, id: { $in: fresh.map((record) => record.id) } });
 });
 
 test('GetLongitudinalAccumulatedWorkDuration defaults to power for cycling filters and to speed otherwise', async () => {

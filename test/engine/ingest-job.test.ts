@@ -40,7 +40,7 @@ test('a source not visible yet beside its job is retried, then processed once it
   }
   await putSource(store, userId, new TextEncoder().encode(csvActivity()), { id: sourceId, bytes_key: `source:${sourceId}` });
   await handler.run(job, new AbortController().signal);
-  const source = await store.sources.get(sourceId);
+  const source = await store.sources.findOne({ id: sourceId, user_id: userId });
   assert.is(source?.status, 'processed');
   assert.is(source?.activity_ids.length, 1);
 });

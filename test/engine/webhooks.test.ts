@@ -195,7 +195,7 @@ webhooks('an upload sends activity_created, then activity_analyzed, then source_
   assert.equal(received.map((request) => [bodyOf(request).event_type, bodyOf(request).resource_id]), [
     ['activity_created', done.activity_ids[0]], ['activity_analyzed', done.activity_ids[0]], ['source_processed', source!.id],
   ]);
-  const activity = await context.stack.store.activities.get(done.activity_ids[0]!);
+  const activity = await context.stack.store.activities.findOne({ id: done.activity_ids[0]!, user_id: subscriber.userId });
   assert.ok(activity?.analysis_key && (await context.stack.store.blobs.size(activity.analysis_key))! > 0, 'the cache exists');
 });
 

@@ -125,12 +125,12 @@ list('shows every write in the next page: app metadata, an edit without a new up
   });
   assert.is(put.status, 200);
   assert.is(await listed(context, '', context.appToken), await presented(context, {}, appId));
-  await stack.store.activities.updateOne({ id: 'a4' }, { set: { tags: ['edited'] } });
+  await stack.store.activities.updateOne({ id: 'a4', user_id: context.userId }, { set: { tags: ['edited'] } });
   assert.is(await listed(context, '', context.personal), await presented(context, {}, null));
   assert.ok((await listed(context, '', context.personal)).includes('"tags":["edited"]'));
-  await stack.store.activities.updateOne({ id: 'a1' }, { set: { listing: '{"id":"stale","app_metadata":', listing_version: ACTIVITY_LISTING_VERSION - 1 } });
+  await stack.store.activities.updateOne({ id: 'a1', user_id: context.userId }, { set: { listing: '{"id":"stale","app_metadata":', listing_version: ACTIVITY_LISTING_VERSION - 1 } });
   assert.is(await listed(context, '', context.appToken), await presented(context, {}, appId));
-  assert.is((await stack.store.activities.get('a1'))?.listing_version, ACTIVITY_LISTING_VERSION, 'the outdated listing is replaced');
+  assert.is((await stack.store.activities.findOne({ id: 'a1', user_id: context.userId }))?.listing_version, ACTIVITY_LISTING_VERSION, 'the outdated listing is replaced');
 });
 
 list.run();

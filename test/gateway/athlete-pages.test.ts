@@ -161,9 +161,9 @@ pages('shows a run\'s speed as pace (min:ss per km) in the list, the summary, th
 });
 
 pages('escapes hostile tags and file names on every page', async ({ stack }) => {
-  const { jar, token } = await athlete(stack);
+  const { user, jar, token } = await athlete(stack);
   const [id] = await activities(stack, token, [{ start: '2024-07-01T05:00:00Z', name: HOSTILE_NAME }]);
-  await stack.store.activities.updateOne({ id }, { set: { tags: [HOSTILE, 'tempo'] } });
+  await stack.store.activities.updateOne({ id, user_id: user.id }, { set: { tags: [HOSTILE, 'tempo'] } });
   for (const path of ['/training', `/training/activities/${id}`, `/training?tags=${encodeURIComponent(HOSTILE)}`]) {
     const html = await (await jar.get(path)).text();
     assert.not.match(html, '<script>alert(1)</script>', path);

@@ -27,6 +27,7 @@ import { newId } from '../../storage/ids.js';
 import type { ConnectionRecord, Store } from '../../storage/store.js';
 import { createLogger } from '../../domain/logger.js';
 import { insertActivity } from '../support/activities.js';
+import { user } from '../storage/records.js';
 import { tempDir } from '../support/stack.js';
 import { startProcess, type RunningProcess } from '../support/processes.js';
 import { ICU_CLIENT, intervalsIcuEnv, until } from '../support/integrations.js';
@@ -101,10 +102,13 @@ function countComputations(store: Store): { count: number } {
 cluster('after an analysis-version bump, two engines compute each activity\'s cache once in total, in keyed batches enqueued once', async () => {
   const dataDir = tempDir();
   const seed = await openStore({ mongodbUri: null, sqliteFile: path.join(dataDir, 'threshold.sqlite') });
-  const total = BATCH_SIZE * 2 + 7; // three batches, so both engines have work to claim
+  const total = BATCH_SIZE * 2 + 7; // four batches (two per athlete), so both engines have work to claim
+  const athletes = ['athlete-a', 'athlete-b'];
   try {
+    // The plan walks users, then each one's activities (activities are sharded by user).
+    for (const id of athletes) await seed.users.insert(user(id));
     for (let i = 0; i < total; i++) {
-      await insertActivity(seed, i % 2 ? 'athlete-a' : 'athlete-b', {
+      await insertActivity(seed, athletes[i % 2]!, {
         sport: 'cycling.road', start: Date.UTC(2024, 0, 1) + i * 86_400_000, series: { rows: 120, metrics: { power: (s) => 150 + ((s * 7 + i) % 90) } },
       });
     }
@@ -116,13 +120,19 @@ cluster('after an analysis-version bump, two engines compute each activity\'s ca
   try {
     const counters = engines.stores.map(countComputations);
     const [store] = engines.stores;
-    await until('every activity at the new version', async () => ((await store!.activities.count({ analysis_version: version })) === total ? true : undefined));
+    const current = async () => {
+      let count = 0;
+      for (const id of athletes) count += await store!.activities.count({ user_id: id, analysis_version: version });
+      return count;
+    };
+    await until('every activity at the new version', async () => ((await current()) === total ? true : undefined));
     await until('the plan is done', async () => ((await store!.jobs.findOne({ key: `${ANALYSIS_PLAN_JOB}:v${version}` }))?.status === 'done' ? true : undefined));
     const computed = counters.reduce((sum, counter) => sum + counter.count, 0);
     assert.is(computed, total, `each of ${total} activities computed once (engines: ${counters.map((counter) => counter.count).join(' + ')})`);
     assert.is(await store!.jobs.count({ kind: ANALYSIS_PLAN_JOB }), 1, 'one plan for the cluster');
-    assert.is(await store!.jobs.count({ kind: ANALYSIS_BATCH_JOB }), 3, 'one keyed batch per 50 activities');
-    assert.is(await store!.jobs.count({ kind: ANALYSIS_BATCH_JOB, status: 'done' }), 3);
+    const batches = athletes.length * Math.ceil(total / athletes.length / BATCH_SIZE);
+    assert.is(await store!.jobs.count({ kind: ANALYSIS_BATCH_JOB }), batches, 'one keyed batch per 50 activities of one athlete');
+    assert.is(await store!.jobs.count({ kind: ANALYSIS_BATCH_JOB, status: 'done' }), batches);
   } finally {
     await engines.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -116,14 +116,14 @@ floats('an activity: whole distance, summary and lap statistics with .0, and its
 });
 
 floats('a listing stored before floats had a decimal point comes out with one: it is derived again on its next read', async (context) => {
-  const record = (await context.stack.store.activities.get('whole'))!;
+  const record = (await context.stack.store.activities.findOne({ id: 'whole', user_id: context.userId }))!;
   const old = listingOf(presentActivityListing(record), ACTIVITY_LISTING_TAIL, (value) => JSON.stringify(value));
   assert.ok(old.includes('"sum":4998}'), 'the old format wrote a whole float as an integer');
-  await context.stack.store.activities.updateOne({ id: 'whole' }, { set: { listing: old, listing_version: 2 } });
+  await context.stack.store.activities.updateOne({ id: 'whole', user_id: context.userId }, { set: { listing: old, listing_version: 2 } });
   const page = await raw(context, 'GET', '/api/v1/activities/', context.token);
   includesAll(page, ['"distance":{"sum":4998.0}', '"power":{"mean":200.0,"min":0.0,"max":812.0}'], 'the page');
   assert.not.ok(page.includes('4998}'));
-  const stored = (await context.stack.store.activities.get('whole'))!;
+  const stored = (await context.stack.store.activities.findOne({ id: 'whole', user_id: context.userId }))!;
   assert.is(stored.listing_version, ACTIVITY_LISTING_VERSION);
   assert.ok(stored.listing!.includes('"sum":4998.0}'), 'the new listing is stored');
 });
@@ -167,7 +167,7 @@ floats('/openapi.json types as number what the writer writes as a float, and as 
   for (const field of ['lactate', 'speed', 'vo2']) assert.equal(trace[field].type, ['number', 'null'], field);
   for (const field of ['power', 'heart_rate', 'rpe']) assert.is(trace[field].anyOf[0].type, 'integer', field);
   assert.equal(components.schemas.ActivitySummary!.properties.traces.anyOf[0].items, { $ref: '#/components/schemas/Trace' });
-  const text = jsonWriter(z.array(ActivitySummary))([{ ...presentActivityListing((await context.stack.store.activities.get('whole'))!), traces: [] }]);
+  const text = jsonWriter(z.array(ActivitySummary))([{ ...presentActivityListing((await context.stack.store.activities.findOne({ id: 'whole', user_id: context.userId }))!), traces: [] }]);
   assert.ok(text.includes('"sum":4998.0'));
   assert.is(jsonWriter(Trace)({ speed: 4, power: 250 }), '{"speed":4.0,"power":250}');
 });

@@ -116,7 +116,7 @@ markers('filters by root sport, marker and an inclusive date range, newest first
     ids[key] = (await sendJson(context.stack, 'POST', PATH, context.token, write(over))).body.id;
   }
   // Two writes may share a millisecond: pin their creation times so the tie-break on created_at shows.
-  await context.stack.store.markers.updateOne({ id: ids.rideNew! }, { set: { created_at: Date.UTC(2024, 0, 1) } });
+  await context.stack.store.markers.updateOne({ id: ids.rideNew!, user_id: context.userId }, { set: { created_at: Date.UTC(2024, 0, 1) } });
   const order = (rows: any[]) => rows.map((row) => Object.keys(ids).find((key) => ids[key] === row.id));
   assert.equal(order(await listed(context)), ['rideNewer', 'rideNew', 'run', 'rideOld'], 'by date, then the later write first');
   assert.equal(order(await listed(context, '?sport=running')), ['run']);
@@ -183,7 +183,7 @@ markers("lists a test's results as measured rows, filtered alike, deletable only
   assert.is(refused.status, 409);
   assert.match(refused.body.detail, /measured by test lab-test-1/);
   assert.is((await sendJson(context.stack, 'DELETE', `${PATH}/${lt2Power}`, context.otherToken)).status, 404, "another user's measured id is unknown");
-  await store.tests.deleteMany({ id: 'lab-test-1' });
+  await store.tests.deleteMany({ id: 'lab-test-1', user_id: context.userId });
   assert.equal((await listed(context)).map((row) => row.id), [declared.id], 'a deleted test takes its markers along');
   assert.is((await sendJson(context.stack, 'DELETE', `${PATH}/${lt2Power}`, context.token)).status, 404);
   await sendJson(context.stack, 'DELETE', `${PATH}/${declared.id}`, context.token);

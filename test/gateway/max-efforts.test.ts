@@ -110,7 +110,7 @@ efforts('filters by sport, metric and an inclusive date range, newest first, and
     ids[key] = (await created(context, over)).id;
   }
   // Two writes may share a millisecond: pin their creation times so the tie-break on created_at shows.
-  await context.stack.store.max_efforts.updateOne({ id: ids.rideNew! }, { set: { created_at: Date.UTC(2024, 0, 1) } });
+  await context.stack.store.max_efforts.updateOne({ id: ids.rideNew!, user_id: context.userId }, { set: { created_at: Date.UTC(2024, 0, 1) } });
   const order = (rows: any[]) => rows.map((row) => Object.keys(ids).find((key) => ids[key] === row.id));
   assert.equal(order(await listed(context)), ['rideNewer', 'rideNew', 'run', 'rideOld'], 'by date, then the later write first');
   assert.equal(order(await listed(context, '?sport=running')), ['run']);

@@ -117,12 +117,13 @@ async function until<T>(what: string, deadline: number, check: () => Promise<T |
   }
 }
 
-/** Job ids of each `jobs: done` line in an engine's output. */
+/** Ingest job ids of each `jobs: done` line in an engine's output. */
 function jobsDone(engine: RunningProcess): string[] {
   return engine.output().split('\n').flatMap((text) => {
     try {
-      const line = JSON.parse(text) as { msg?: string; job?: string };
-      return line.msg === 'jobs: done' && line.job ? [line.job] : [];
+      const line = JSON.parse(text) as { msg?: string; job?: string; kind?: string };
+      // Ingest jobs only: an engine also runs cluster-wide jobs (the analysis plan it enqueues at start).
+      return line.msg === 'jobs: done' && line.kind === 'ingest' && line.job ? [line.job] : [];
     } catch {
       return [];
     }
@@ -207,7 +208,7 @@ test('two gateways and two engines on one SQLite file, one engine SIGKILLed mid-
     const events = await store.events.find({ user_id: { $in: athletes.map((athlete) => athlete.userId) } });
     for (const job of jobs) {
       const sourceId = String(job.payload.source_id);
-      const [activityId] = (await store.sources.get(sourceId))!.activity_ids;
+      const [activityId] = (await store.sources.findOne({ id: sourceId, user_id: job.user_id! }))!.activity_ids;
       const written = events.filter((event) => event.resource_id === sourceId || event.resource_id === activityId).map((event) => event.event_type);
       const once = ['activity_created', 'activity_analyzed', 'source_processed'];
       // A held job's first run may have committed before the kill: its rerun writes the same activity again.

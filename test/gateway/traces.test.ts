@@ -192,7 +192,7 @@ traces('resolves the lap and activity a trace falls in, and the activity carries
   await stack.store.activities.insert(ride);
   const listedBefore = (await user.personal.get('/api/v1/activities/')).body;
   assert.equal(listedBefore[0].traces, [], 'no traces yet; the listing is stored now');
-  assert.ok((await stack.store.activities.get(ride.id))?.listing, 'listing stored');
+  assert.ok((await stack.store.activities.findOne({ id: ride.id, user_id: user.userId }))?.listing, 'listing stored');
 
   const inLap = (await user.appA.post('/api/v1/traces/', body({ timestamp: iso(T0 + 5 * MINUTE), lactate: 1.5 }))).body;
   assert.equal(inLap.lap, { start: iso(T0), end: iso(T0 + 10 * MINUTE), start_local: '2024-01-01T01:00:00', end_local: '2024-01-01T01:10:00', duration: 'PT10M', heart_rate: { mean: 151, max: null } });

@@ -143,7 +143,7 @@ uploads('filters the list by local date, sport containment, legacy names and tag
   assert.equal(await list('start=2024-08-02&end=2024-08-03&sports=running,cycling.road'), ['running', 'cycling.road']);
   assert.equal(await list('start=2024-08-02&end=2024-08-03&limit=1&offset=1'), ['cycling+stationary']);
   const [road] = await stack.store.activities.find({ user_id: userId, sport: 'cycling.road', local_date: '2024-08-02' });
-  await stack.store.activities.updateOne({ id: road!.id }, { set: { tags: ['race', 'a'] } });
+  await stack.store.activities.updateOne({ id: road!.id, user_id: userId }, { set: { tags: ['race', 'a'] } });
   assert.equal(await list('start=2024-08-02&end=2024-08-03&tags=race&tags=a'), ['cycling.road']);
   assert.equal(await list('start=2024-08-02&end=2024-08-03&tags=race&tags=b'), []);
   assert.ok(((await (await stack.get('/api/v1/profile/tags/', token)).json()) as string[]).includes('race'));

@@ -286,7 +286,7 @@ workouts('Garmin at its daily quota answers 429 every time: the delivery stays p
     assert.match(pending.detail, /HTTP 429/);
     // The give-up hook, as the runner calls it after its last attempt.
     const handler = workoutDeliveryJobHandler({ store: context.stack.store, logger: createLogger({ level: 'silent', name: 'test' }), options: workoutDeliveryOptions() });
-    await handler.onGiveUp!({ payload: { workout_id: created.id } } as never, new Error('garmin_connect schedule workout: HTTP 429'));
+    await handler.onGiveUp!({ user_id: userId, payload: { workout_id: created.id } } as never, new Error('garmin_connect schedule workout: HTTP 429'));
     const failed = (await api.get(`${PATH}/${created.id}`)).body.deliveries[0];
     assert.equal([failed.status, failed.reason], ['failed', 'provider_unavailable']);
     assert.match(failed.detail, /gave up after repeated failures: .*429/);

@@ -10,13 +10,13 @@ import * as assert from 'uvu/assert';
 import {
   BatchConditionError, DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,
 } from '../../storage/store.js';
-import { COLLECTION_NAMES, SCHEMA } from '../../storage/schema.js';
+import { COLLECTION_NAMES, SCHEMA, shardKeyOf } from '../../storage/schema.js';
 import { countEvent, liveWindow, uncountEvent, type CountedWindow } from '../../storage/window-counters.js';
 import {
   T0, activity, application, authorizationCode, clientSecret, daily, grant, job, refreshToken, team, teamMember, user,
 } from './records.js';
 
-/** A free-form document for the filter tests (stored in `markers`, which has no unique index). */
+/** A free-form document for the filter tests (stored in `event_attempts`, unsharded, with no unique index). */
 interface Probe {
   id: string;
   s?: string | null;
@@ -112,11 +112,15 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
   if (setup.after) contract.after(setup.after);
   contract.before.each(async () => {
     store = await open();
-    probes = store.markers as unknown as Collection<Probe>;
+    probes = store.event_attempts as unknown as Collection<Probe>;
   });
   contract.after.each(async () => {
     await store?.close();
   });
+
+  /** An activity or daily of `userId` by id (collections sharded by user have no get by id alone). */
+  const activityOf = (id: string, userId = 'u1') => store.activities.findOne({ id, user_id: userId });
+  const dailyOf = (id: string, userId = 'u1') => store.dailies.findOne({ id, user_id: userId });
 
   async function ids(filter: Filter<Probe>, options?: FindOptions<Probe>): Promise<string[]> {
     if (await probes.count({}) === 0) for (const probe of PROBES) await probes.insert(probe);
@@ -135,9 +139,9 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     await store.activities.insert(ride);
     assert.equal(await store.users.get('u1'), ada);
     assert.equal(await store.applications.get('a1'), app);
-    assert.equal(await store.activities.get('act1'), ride);
-    assert.is(await store.activities.get('nope'), null);
-    const read = await store.activities.get('act1');
+    assert.equal(await activityOf('act1'), ride);
+    assert.is(await activityOf('nope'), null);
+    const read = await activityOf('act1');
     assert.not.ok(read && '_id' in read, 'no backend field leaks into a record');
   });
 
@@ -151,57 +155,57 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
   test('put replaces a whole document and inserts it when absent', async () => {
     const ride = activity('act1', 'u1');
     await store.activities.put(ride);
-    assert.equal(await store.activities.get('act1'), ride);
+    assert.equal(await activityOf('act1'), ride);
     const edited = { ...ride, tags: [], laps: null, summary: null, sport: 'running' };
     await store.activities.put(edited);
-    assert.equal(await store.activities.get('act1'), edited);
-    assert.is(await store.activities.count({}), 1);
+    assert.equal(await activityOf('act1'), edited);
+    assert.is(await store.activities.count({ user_id: 'u1' }), 1);
   });
 
   test('keeps derived fields only through a change that names them; every other write drops them', async () => {
     const derived = { listing: '{"id":"act1","app_metadata":', listing_version: 1 };
     const listed = async () => {
-      const read = await store.activities.get('act1');
+      const read = await activityOf('act1');
       return read && { listing: read.listing, listing_version: read.listing_version };
     };
     const gone = { listing: undefined, listing_version: undefined };
-    const derive = () => store.activities.updateOne({ id: 'act1' }, { set: derived });
+    const derive = () => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: derived });
 
     await store.activities.insert(activity('act1', 'u1', derived));
     assert.equal(await listed(), gone, 'insert');
     assert.is((await derive())?.listing, derived.listing);
     assert.equal(await listed(), derived, 'a change that sets them');
-    await store.activities.updateOne({ id: 'act1' }, {});
+    await store.activities.updateOne({ id: 'act1', user_id: 'u1' }, {});
     assert.equal(await listed(), derived, 'an empty change writes nothing');
-    assert.equal((await store.activities.updateOne({ id: 'act1' }, { set: { tags: ['edited'] } }))?.listing, undefined);
+    assert.equal((await store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { tags: ['edited'] } }))?.listing, undefined);
     assert.equal(await listed(), gone, 'updateOne');
     await derive();
     await store.activities.updateMany({ user_id: 'u1' }, { inc: { samples: 1 } });
     assert.equal(await listed(), gone, 'updateMany');
     await derive();
-    await store.batch([{ collection: 'activities', update: { id: 'act1' }, change: { unset: ['analysis_key'] } }]);
+    await store.batch([{ collection: 'activities', update: { id: 'act1', user_id: 'u1' }, change: { unset: ['analysis_key'] } }]);
     assert.equal(await listed(), gone, 'an update in a batch');
     await derive();
-    await store.activities.put({ ...(await store.activities.get('act1'))!, sport: 'running' });
+    await store.activities.put({ ...(await activityOf('act1'))!, sport: 'running' });
     assert.equal(await listed(), gone, 'put');
-    await store.activities.updateOne({ id: 'act1' }, { set: { tags: ['both'], listing: 'new' } });
+    await store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { tags: ['both'], listing: 'new' } });
     assert.equal(await listed(), { listing: 'new', listing_version: undefined }, 'a change that names one keeps what it sets and drops the other');
   });
 
   test('reads derived fields like any field but never filters or sorts on them [StoreUsageError]', async () => {
     await store.activities.insert(activity('act1', 'u1'));
     await store.activities.insert(activity('act2', 'u1', { start: T0 + 1 }));
-    await store.activities.updateOne({ id: 'act1' }, { set: { listing: '{"x":"\\u00e9 é"}', listing_version: 2 } });
+    await store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { listing: '{"x":"\\u00e9 é"}', listing_version: 2 } });
     assert.equal(await store.activities.findFields({ user_id: 'u1' }, ['id', 'listing', 'listing_version'], { sort: { start: -1 } }), [
       { id: 'act2' }, { id: 'act1', listing: '{"x":"\\u00e9 é"}', listing_version: 2 },
     ]);
     assert.is((await store.activities.find({ user_id: 'u1' }, { sort: { start: 1 } }))[0]?.listing_version, 2);
-    await rejects(() => store.activities.find({ listing: 'x' }), StoreUsageError);
-    await rejects(() => store.activities.find({ $or: [{ listing_version: 1 }] }), StoreUsageError);
-    await rejects(() => store.activities.find({}, { sort: { listing_version: 1 } }), StoreUsageError);
-    await rejects(() => store.activities.updateOne({ id: 'act1' }, { set: { listing: { x: 1 } as never } }), StoreUsageError);
-    await rejects(() => store.activities.updateOne({ id: 'act1' }, { inc: { listing_version: 1 } }), StoreUsageError);
-    assert.is((await store.activities.get('act1'))?.listing_version, 2);
+    await rejects(() => store.activities.find({ user_id: 'u1', listing: 'x' }), StoreUsageError);
+    await rejects(() => store.activities.find({ user_id: 'u1', $or: [{ listing_version: 1 }] }), StoreUsageError);
+    await rejects(() => store.activities.find({ user_id: 'u1' }, { sort: { listing_version: 1 } }), StoreUsageError);
+    await rejects(() => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { listing: { x: 1 } as never } }), StoreUsageError);
+    await rejects(() => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { inc: { listing_version: 1 } }), StoreUsageError);
+    assert.is((await activityOf('act1'))?.listing_version, 2);
   });
 
   test('rejects a second document with the same id [DuplicateKeyError]', async () => {
@@ -214,7 +218,9 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     for (const name of COLLECTION_NAMES) {
       const unique = SCHEMA[name].indexes.filter((index) => index.unique);
       const fields = [...new Set(unique.flatMap((index) => index.fields))];
-      const make = (n: number): Record<string, unknown> => ({ id: `${name}-${n}`, ...Object.fromEntries(fields.map((f) => [f, `${f}-${n}`])) });
+      // A collection sharded by user takes only documents with their whole shard key.
+      const key = Object.fromEntries((shardKeyOf(name) ?? []).map((f) => [f, f === 'user_id' ? 'u1' : 0]));
+      const make = (n: number): Record<string, unknown> => ({ id: `${name}-${n}`, ...key, ...Object.fromEntries(fields.map((f) => [f, `${f}-${n}`])) });
       const collection = store[name] as unknown as Collection<{ id: string }>;
       for (const [i, index] of unique.entries()) {
         const first = make(i * 10 + 1);
@@ -466,7 +472,7 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     for (const id of ['a', 'b', 'c']) await store.dailies.insert(daily(id, id === 'c' ? 'u2' : 'u1', { date: `2024-01-0${id.charCodeAt(0) - 96}` }));
     assert.is(await store.dailies.deleteMany({ user_id: 'u1' }), 2);
     assert.is(await store.dailies.deleteMany({ user_id: 'u1' }), 0);
-    assert.equal((await store.dailies.find({})).map((d) => d.id), ['c']);
+    assert.equal((await store.dailies.find({ user_id: 'u2' })).map((d) => d.id), ['c']);
   });
 
   // --- blobs -------------------------------------------------------------------------------
@@ -549,33 +555,77 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.is(await store.blobs.size('other'), 1);
   });
 
+  // --- the shard key ---------------------------------------------------------------------------
+
+  test('refuses, on a collection sharded by user, a filter, a document or a get that does not name the user [StoreUsageError]', async () => {
+    await store.activities.insert(activity('act1', 'u1'));
+    const { start: _start, ...startless } = activity('act2', 'u1');
+    const { user_id: _user, ...ownerless } = daily('d2', 'u1');
+    const refused: [string, () => Promise<unknown>][] = [
+      ['get by id', () => store.activities.get('act1')],
+      ['find by id alone', () => store.activities.find({ id: 'act1' })],
+      ['findOne by source', () => store.activities.findOne({ source_id: 'src-act1' } as never)],
+      ['a user only inside $or', () => store.activities.find({ $or: [{ user_id: 'u1' }] })],
+      ['a list of users', () => store.activities.find({ user_id: { $in: ['u1'] } })],
+      ['a user by $ne', () => store.activities.count({ user_id: { $ne: 'u2' } })],
+      ['an empty user id', () => store.activities.count({ user_id: '' })],
+      ['findFields', () => store.activities.findFields({}, ['id'])],
+      ['updateOne', () => store.activities.updateOne({ id: 'act1' }, { set: { sport: 'running' } })],
+      ['updateMany', () => store.activities.updateMany({}, { set: { sport: 'running' } })],
+      ['deleteMany', () => store.activities.deleteMany({ id: 'act1' })],
+      ['insert without start', () => store.activities.insert(startless as never)],
+      ['put without user', () => store.dailies.put(ownerless as never)],
+      ['insertIfAbsent without user', () => store.dailies.insertIfAbsent(ownerless as never, ['measure', 'date'] as never)],
+      ['a change of owner', () => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { user_id: 'u2' } })],
+      ['a batch update', () => store.batch([{ collection: 'activities', update: { id: 'act1' }, change: { set: { sport: 'running' } } }])],
+      ['a batch delete', () => store.batch([{ collection: 'dailies', delete: { id: 'd1' } }])],
+      ['a batch put', () => store.batch([{ collection: 'dailies', put: ownerless as never }])],
+    ];
+    for (const name of COLLECTION_NAMES) {
+      if (shardKeyOf(name)) refused.push([`find({}) on ${name}`, () => (store[name] as unknown as Collection<{ id: string }>).find({})]);
+    }
+    for (const [what, work] of refused) await rejects(work, StoreUsageError).catch((error: Error) => { throw new Error(`${what}: ${error.message}`); });
+    assert.equal((await activityOf('act1'))?.sport, 'cycling.road', 'nothing was written');
+    assert.is(await dailyOf('d2'), null);
+    // Named by equality, the user may be written either way; unsharded collections take any filter.
+    assert.is((await store.activities.find({ user_id: { $eq: 'u1' } })).length, 1);
+    assert.is((await store.users.find({})).length, 0);
+  });
+
+  test('keeps one activity per source, index and start within a user, not across users', async () => {
+    await store.activities.insert(activity('act1', 'u1', { source_id: 's' }));
+    await rejects(() => store.activities.insert(activity('act2', 'u1', { source_id: 's' })), DuplicateKeyError);
+    await store.activities.insert(activity('act3', 'u2', { source_id: 's' }));
+    assert.is((await store.activities.find({ user_id: 'u2', source_id: 's' })).length, 1);
+  });
+
   // --- batches -----------------------------------------------------------------------------
 
   test('applies a batch of insert, put, update and delete together', async () => {
     await store.activities.insert(activity('act1', 'u1'));
     await store.activities.insert(activity('act2', 'u1', { source_id: 's2' }));
     await store.batch([
-      { collection: 'activities', update: { id: 'act1' }, change: { set: { sport: 'running' } } },
-      { collection: 'activities', delete: { id: 'act2' } },
+      { collection: 'activities', update: { id: 'act1', user_id: 'u1' }, change: { set: { sport: 'running' } } },
+      { collection: 'activities', delete: { id: 'act2', user_id: 'u1' } },
       { collection: 'events', insert: { id: 'e1', user_id: 'u1', event_type: 'activity_updated', resource_id: 'act1', timestamp: T0, deliveries: {}, status: 'pending', created_at: T0 } },
       { collection: 'dailies', put: daily('d1', 'u1') },
     ]);
-    assert.is((await store.activities.get('act1'))?.sport, 'running');
-    assert.is(await store.activities.get('act2'), null);
+    assert.is((await activityOf('act1'))?.sport, 'running');
+    assert.is(await activityOf('act2'), null);
     assert.is((await store.events.get('e1'))?.resource_id, 'act1');
-    assert.ok(await store.dailies.get('d1'));
+    assert.ok(await dailyOf('d1'));
   });
 
   test('rolls back the whole batch when its last op collides', async () => {
     await store.activities.insert(activity('act1', 'u1'));
     await store.events.insert({ id: 'e1', user_id: 'u1', event_type: 'x', resource_id: 'r', timestamp: T0, deliveries: {}, status: 'pending', created_at: T0 });
     await rejects(() => store.batch([
-      { collection: 'activities', update: { id: 'act1' }, change: { set: { sport: 'running' } } },
+      { collection: 'activities', update: { id: 'act1', user_id: 'u1' }, change: { set: { sport: 'running' } } },
       { collection: 'dailies', insert: daily('d1', 'u1') },
       { collection: 'events', insert: { id: 'e1', user_id: 'u1', event_type: 'y', resource_id: 'r', timestamp: T0, deliveries: {}, status: 'pending', created_at: T0 } },
     ]), DuplicateKeyError);
-    assert.is((await store.activities.get('act1'))?.sport, 'cycling.road');
-    assert.is(await store.dailies.get('d1'), null);
+    assert.is((await activityOf('act1'))?.sport, 'cycling.road');
+    assert.is(await dailyOf('d1'), null);
     assert.is((await store.events.get('e1'))?.event_type, 'x');
   });
 
@@ -583,15 +633,15 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     await store.activities.insert(activity('act1', 'u1'));
     await rejects(() => store.batch([
       { collection: 'dailies', insert: daily('d1', 'u1') },
-      { collection: 'activities', update: { id: 'act1', sport: 'running' }, change: { set: { sport: 'rowing' } }, expect: 1 },
+      { collection: 'activities', update: { id: 'act1', user_id: 'u1', sport: 'running' }, change: { set: { sport: 'rowing' } }, expect: 1 },
     ]), BatchConditionError);
-    assert.is(await store.dailies.get('d1'), null, 'nothing of the batch is written');
+    assert.is(await dailyOf('d1'), null, 'nothing of the batch is written');
     await store.batch([
-      { collection: 'activities', update: { id: 'act1', sport: 'cycling.road' }, change: { set: { sport: 'rowing' } }, expect: 1 },
+      { collection: 'activities', update: { id: 'act1', user_id: 'u1', sport: 'cycling.road' }, change: { set: { sport: 'rowing' } }, expect: 1 },
       { collection: 'dailies', insert: daily('d1', 'u1') },
     ]);
-    assert.is((await store.activities.get('act1'))?.sport, 'rowing');
-    assert.ok(await store.dailies.get('d1'));
+    assert.is((await activityOf('act1'))?.sport, 'rowing');
+    assert.ok(await dailyOf('d1'));
   });
 
   // --- writes that must happen once --------------------------------------------------------
@@ -701,7 +751,10 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
   async function everything(): Promise<string[]> {
     const all: string[] = [];
     for (const name of COLLECTION_NAMES) {
-      for (const doc of await (store[name] as unknown as Collection<{ id: string }>).find({})) all.push(`${name}/${doc.id}`);
+      const collection = store[name] as unknown as Collection<{ id: string; user_id?: string }>;
+      // A collection sharded by user is read user by user.
+      const owners = shardKeyOf(name) ? ['A', 'M', 'MM', 'B', 'nobody'].map((user_id) => ({ user_id })) : [{}];
+      for (const owner of owners) for (const doc of await collection.find(owner)) all.push(`${name}/${doc.id}`);
     }
     for (const key of ['series/actA', 'series/actM', 'files/dMM', 'series/actB', 'shared']) {
       if (await store.blobs.size(key) !== null) all.push(`blob:${key}`);

@@ -13,34 +13,14 @@ import { Binary, MongoClient } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { openMongoStore } from '../../storage/mongo/mongo-store.js';
 import type { Store } from '../../storage/store.js';
-import { dropTestDatabase, mongoServerMissing, startMongoServer, type MongoServer } from '../support/mongo-server.js';
+import { JONGODB_DEVIATIONS, dropTestDatabase, mongoServerMissing, openFreshMongoStore, startMongoServer, type MongoServer } from '../support/mongo-server.js';
 import { storeContract } from './contract.js';
 import { FIXTURES } from '../support/paths.js';
 import { skipUnless, suite } from '../support/uvu.js';
 
 let server: MongoServer | undefined;
 
-async function openFresh(): Promise<Store> {
-  const { uri } = server!;
-  const database = `threshold_test_${randomBytes(6).toString('hex')}`;
-  const store = await openMongoStore({ uri, database });
-  const closeStore = store.close;
-  return {
-    ...store,
-    async close() {
-      await closeStore();
-      await dropTestDatabase(uri, database);
-    },
-  };
-}
-
-/** Where jongodb 0.1.6 answers differently from MongoDB, so these run only against a real MONGODB_URI. */
-const JONGODB_DEVIATIONS: Record<string, string> = {
-  'treats null in a $nin list as missing or null, so both are excluded':
-    'jongodb deviates: {$nin: [null]} still matches documents without the field (MongoDB excludes them, as $in: [null] matches them)',
-  'sorts null and missing as equal, breaking the tie by id':
-    'jongodb deviates: it sorts a missing field before null (MongoDB sorts them as equal, so the next sort key decides)',
-};
+const openFresh = () => openFreshMongoStore(server!.uri);
 
 /**
  * The contract's concurrency tests count winners among racing writers. jongodb loses concurrent commits

@@ -126,9 +126,9 @@ test('adds a derived field\'s column to a table made before the field was declar
   old.prepare('INSERT INTO "activities" (id, doc) VALUES (?, ?)').run('act1', JSON.stringify(activity('act1', 'u1')));
   old.close();
   const store = await openSqliteStore({ file });
-  assert.equal(await store.activities.get('act1'), activity('act1', 'u1'));
-  await store.activities.updateOne({ id: 'act1' }, { set: { listing: '{}', listing_version: 1 } });
-  assert.equal(await store.activities.findFields({ id: 'act1' }, ['listing', 'listing_version']), [{ listing: '{}', listing_version: 1 }]);
+  assert.equal(await store.activities.findOne({ id: 'act1', user_id: 'u1' }), activity('act1', 'u1'));
+  await store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { listing: '{}', listing_version: 1 } });
+  assert.equal(await store.activities.findFields({ id: 'act1', user_id: 'u1' }, ['listing', 'listing_version']), [{ listing: '{}', listing_version: 1 }]);
   await store.close();
 });
 
@@ -193,6 +193,23 @@ test('answers equality on an indexed field from its expression index', async () 
   assert.match(plan('activities', { user_id: 'u1', start: { $gte: 0, $lt: 10 } }), 'USING INDEX activities_by_user_id_start');
   assert.match(plan('grants', { user_id: 'u1', application_id: { $in: ['a', 'b'] } }), 'USING INDEX grants_by_user_id_application_id');
   raw.close();
+});
+
+
+test('upgrades an older database: the unique (source_id, source_index) gives way to (user_id, start, source_id, source_index)', async () => {
+  const file = freshFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const old = new Database(file);
+  old.exec('CREATE TABLE "activities" (id TEXT PRIMARY KEY, doc TEXT NOT NULL)');
+  old.exec(`CREATE UNIQUE INDEX "activities_by_source_id_source_index" ON "activities" (json_extract(doc, '$.source_id'), json_extract(doc, '$.source_index'))`);
+  old.close();
+  const store = await openSqliteStore({ file });
+  await store.close();
+  const reopened = new Database(file);
+  const indexes = (reopened.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activities'`).all() as { name: string }[]).map((row) => row.name);
+  reopened.close();
+  assert.not.ok(indexes.includes('activities_by_source_id_source_index'), 'the replaced index is dropped');
+  assert.ok(indexes.includes('activities_by_user_id_start_source_id_source_index'), indexes.join(', '));
 });
 
 test.run();

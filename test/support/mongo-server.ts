@@ -20,7 +20,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MongoClient, MongoServerError } from 'mongodb';
+import { randomBytes } from 'node:crypto';
+import { MongoClient, MongoServerError, type CommandStartedEvent } from 'mongodb';
+import { openMongoStore } from '../../storage/mongo/mongo-store.js';
+import type { Store } from '../../storage/store.js';
 import { COLLECTION_NAMES } from '../../storage/schema.js';
 import { startJongodbProxy, type Proxy } from './jongodb-proxy.js';
 import { REPO_ROOT } from './paths.js';
@@ -174,4 +177,26 @@ export async function dropTestDatabase(uri: string, database: string): Promise<v
   } finally {
     await client.close();
   }
+}
+
+/** Where jongodb 0.1.6 answers differently from MongoDB, so these contract tests run only against a real MONGODB_URI. */
+export const JONGODB_DEVIATIONS: Record<string, string> = {
+  'treats null in a $nin list as missing or null, so both are excluded':
+    'jongodb deviates: {$nin: [null]} still matches documents without the field (MongoDB excludes them, as $in: [null] matches them)',
+  'sorts null and missing as equal, breaking the tie by id':
+    'jongodb deviates: it sorts a missing field before null (MongoDB sorts them as equal, so the next sort key decides)',
+};
+
+/** A store on a fresh database (`threshold_test_<random>`) of `uri`, dropped when the store closes; `onCommand` hears every command. */
+export async function openFreshMongoStore(uri: string, onCommand?: (event: CommandStartedEvent) => void): Promise<Store> {
+  const database = `threshold_test_${randomBytes(6).toString('hex')}`;
+  const store = await openMongoStore({ uri, database, ...(onCommand && { onCommand }) });
+  const closeStore = store.close;
+  return {
+    ...store,
+    async close() {
+      await closeStore();
+      await dropTestDatabase(uri, database);
+    },
+  };
 }
