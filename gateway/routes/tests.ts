@@ -104,7 +104,7 @@ export function testRoutes(table: RouteTable, deps: GatewayDeps): void {
     async function replaceTest(ctx) {
       const existing = await ownTest(store, ctx.state.input.test_id, ctx.state.auth.userId);
       const record = testFromInput(existing.user_id, ctx.state.body as TestInput, ctx.state.auth, existing);
-      const { id: _id, ...fields } = record;
+      const { id: _id, user_id: _owner, ...fields } = record; // the filter names both; a change may not move a record between users
       // Conditional on the version read: a concurrent write in between is a 409, and then no event is written.
       try {
         await store.batch([

@@ -14,7 +14,8 @@ interface Versioned {
 }
 
 export async function replaceRecord<T extends Versioned>(collection: Collection<T>, existing: T, record: T): Promise<void> {
-  const { id: _id, ...fields } = record;
+  // The id and the owner stay: the filter names both, and a change may not move a record between users.
+  const { id: _id, user_id: _owner, ...fields } = record;
   const updated = await collection.updateOne({ ...recordKey(existing), updated_at: existing.updated_at } as Filter<T>, { set: fields as Partial<T> });
   if (!updated) throw new HttpError(409, 'the record changed while it was replaced; retry', { code: 'conflict' });
 }

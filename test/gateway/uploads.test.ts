@@ -203,7 +203,7 @@ uploads('keeps each uploaded file byte for byte, stored compressed, sized as upl
   const accepted = await sources(await upload(stack, token, [{ name: 'ride.fit', bytes: fit }, { name: 'hour.csv', bytes: csv }]));
   for (const [source, bytes] of [[accepted[0]!, fit], [accepted[1]!, csv]] as const) {
     assert.is((await settled(stack, token, source.id)).status, 'processed');
-    const record = (await stack.store.sources.get(source.id))!;
+    const record = (await stack.store.sources.findOne({ id: source.id, user_id: userId }))!;
     assert.is(record.user_id, userId);
     assert.is(record.size, bytes.byteLength);
     const original = await stack.store.blobs.get(record.bytes_key);
