@@ -171,6 +171,13 @@ export interface Blobs {
   put(key: string, bytes: Uint8Array, owner: { userId: string | null }): Promise<void>;
   /** The bytes under `key`, or null. */
   get(key: string): Promise<Uint8Array | null>;
+  /**
+   * The bytes under each of `keys`, in order (null where absent; a repeated key is answered each time), in a
+   * constant number of queries however many keys (SQLite: one; MongoDB: the headers, then their chunks), so a
+   * caller reading many small blobs (analysis caches) pays per call, not per blob. The caller bounds how
+   * many bytes one call returns.
+   */
+  getMany(keys: readonly string[]): Promise<(Uint8Array | null)[]>;
   /** Size in bytes, or null when absent. */
   size(key: string): Promise<number | null>;
   /** Deletes the blob; returns whether it existed. */

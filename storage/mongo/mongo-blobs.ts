@@ -84,6 +84,29 @@ export class MongoBlobs implements Blobs {
     throw new Error(`store: blob ${key} kept being replaced while it was read`);
   }
 
+  /**
+   * Two queries for any number of keys: the headers, then every chunk of the versions they name. A blob
+   * replaced between the two reads (its chunks gone) is read again alone, as `get` does.
+   */
+  async getMany(keys: readonly string[]): Promise<(Uint8Array | null)[]> {
+    const distinct = [...new Set(keys)];
+    if (distinct.length === 0) return [];
+    const headers = await this.headers.find({ _id: { $in: distinct } }).toArray();
+    const chunks = headers.length === 0 ? [] : await this.chunks.find({ version: { $in: headers.map((h) => h.version) } }).toArray();
+    const partsOf = new Map<string, BlobChunk[]>();
+    for (const chunk of chunks) {
+      const parts = partsOf.get(chunk.version);
+      if (parts === undefined) partsOf.set(chunk.version, [chunk]);
+      else parts.push(chunk);
+    }
+    const found = new Map<string, Uint8Array | null>();
+    for (const header of headers) {
+      const parts = (partsOf.get(header.version) ?? []).sort((a, b) => a.n - b.n);
+      found.set(header._id, assemble(header, parts) ?? (await this.get(header._id)));
+    }
+    return keys.map((key) => found.get(key) ?? null);
+  }
+
   async size(key: string): Promise<number | null> {
     const header = await this.headers.findOne({ _id: key }, { projection: { size: 1 } });
     return header === null ? null : header.size;

@@ -25,6 +25,19 @@ export class SqliteBlobs implements Blobs {
     return row === undefined ? null : new Uint8Array(row.bytes);
   }
 
+  async getMany(keys: readonly string[]): Promise<(Uint8Array | null)[]> {
+    const distinct = [...new Set(keys)];
+    if (distinct.length === 0) return [];
+    // json_each: one statement text whatever the number of keys (no statement per list length).
+    const rows = this.handle.prepare('SELECT key, bytes FROM blobs WHERE key IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(distinct)) as { key: string; bytes: Buffer }[];
+    const found = new Map(rows.map((row) => [row.key, row.bytes]));
+    return keys.map((key) => {
+      const bytes = found.get(key);
+      return bytes === undefined ? null : new Uint8Array(bytes);
+    });
+  }
+
   async size(key: string): Promise<number | null> {
     const row = this.handle.prepare('SELECT length(bytes) AS size FROM blobs WHERE key = ?').get(key) as { size: number } | undefined;
     return row === undefined ? null : row.size;

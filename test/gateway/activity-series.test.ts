@@ -434,6 +434,7 @@ cancellation.before(async (context) => {
       await gate.pass(key);
       return inner.blobs.get(key);
     },
+    getMany: (keys) => inner.blobs.getMany(keys),
     size: (key) => inner.blobs.size(key),
     delete: (key) => inner.blobs.delete(key),
     deletePrefix: (prefix) => inner.blobs.deletePrefix(prefix),

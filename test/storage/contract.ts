@@ -478,6 +478,21 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.is(await store.blobs.size('series/a1'), null);
   });
 
+  test('getMany answers many blobs in key order, null where absent, repeats included', async () => {
+    await store.blobs.put('cache/a', new Uint8Array([1]), { userId: 'u1' });
+    await store.blobs.put('cache/b', new Uint8Array(0), { userId: 'u1' });
+    const big = pattern(2 * 1024 * 1024 + 3, 7);
+    await store.blobs.put('cache/c', big, { userId: 'u2' });
+    const read = await store.blobs.getMany(['cache/c', 'missing', 'cache/a', 'cache/b', 'cache/a']);
+    assert.is(read.length, 5);
+    assert.ok(sameBytes(read[0]!, big), 'a blob of several chunks is whole');
+    assert.is(read[1], null);
+    assert.equal(Array.from(read[2]!), [1]);
+    assert.ok(read[3] instanceof Uint8Array && read[3].byteLength === 0, 'an empty blob is present and empty');
+    assert.equal(Array.from(read[4]!), [1]);
+    assert.equal(await store.blobs.getMany([]), []);
+  });
+
   test('stores an empty blob as present and empty', async () => {
     await store.blobs.put('empty', new Uint8Array(0), { userId: null });
     const read = await store.blobs.get('empty');
