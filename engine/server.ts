@@ -27,6 +27,8 @@ import { getActivitySeries } from './service/activity-series.js';
 import { getLongitudinalSeries } from './service/longitudinal-series.js';
 import { ingestSource } from './service/ingest-source.js';
 import { startJobRunner } from './jobs/runner.js';
+import { deleteUserJobHandler } from './jobs/delete-user-job.js';
+import { DELETE_USER_JOB } from '../storage/user-deletion.js';
 import { ingestJobHandler } from './jobs/ingest-job.js';
 import { INGEST_JOB } from '../storage/jobs.js';
 import { WORKOUT_DELIVERY_JOB, WORKOUT_REMOVAL_JOB } from '../storage/workout-jobs.js';
@@ -104,6 +106,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     [BACKFILL_JOB]: backfillJobHandler({ ...integrations, logger: logger.child({ component: 'backfill' }) }),
     [PUSH_JOB]: pushJobHandler(integrations),
     [POLL_JOB]: pollJobHandler(integrations),
+    [DELETE_USER_JOB]: deleteUserJobHandler({ store, logger: logger.child({ component: 'user-deletion' }) }),
     ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions({ ...integrationWorkoutOptions(config, integrations), ...options.workouts }) }),
   };
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers), processMetrics: options.processMetrics ?? false });

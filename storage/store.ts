@@ -184,6 +184,8 @@ export interface Blobs {
   delete(key: string): Promise<boolean>;
   /** Deletes every blob whose key starts with `prefix`; returns how many. */
   deletePrefix(prefix: string): Promise<number>;
+  /** Deletes at most `limit` of the blobs `userId` owns (a bounded step of a user's deletion); returns how many. */
+  deleteOwnedBatch(userId: string, limit: number): Promise<number>;
 }
 
 type RecordOf<C extends CollectionName> = Collections[C] extends Collection<infer T> ? T : never;

@@ -129,12 +129,16 @@ export class MongoBlobs implements Blobs {
     return this.deleteWhere({ user_id: { $in: [...userIds] } }, session);
   }
 
+  async deleteOwnedBatch(userId: string, limit: number): Promise<number> {
+    return this.deleteWhere({ user_id: userId }, undefined, limit);
+  }
+
   /**
-   * Deletes the matching headers, then the chunks of the versions they pointed at. (A put racing
-   * with the deletion can leave its new chunks unreferenced; never a header without its chunks.)
+   * Deletes the matching headers (at most `limit`), then the chunks of the versions they pointed at. (A put
+   * racing with the deletion can leave its new chunks unreferenced; never a header without its chunks.)
    */
-  private async deleteWhere(filter: Filter<BlobHeader>, session?: ClientSession): Promise<number> {
-    const doomed = await this.headers.find(filter, { projection: { _id: 1, version: 1 }, session }).toArray();
+  private async deleteWhere(filter: Filter<BlobHeader>, session?: ClientSession, limit?: number): Promise<number> {
+    const doomed = await this.headers.find(filter, { projection: { _id: 1, version: 1 }, session, ...(limit !== undefined && { limit }) }).toArray();
     if (doomed.length === 0) return 0;
     const result = await this.headers.deleteMany({ _id: { $in: doomed.map((h) => h._id) } }, { session });
     await this.chunks.deleteMany({ version: { $in: doomed.map((h) => h.version) } }, { session });

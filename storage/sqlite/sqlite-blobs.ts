@@ -52,6 +52,10 @@ export class SqliteBlobs implements Blobs {
     return this.handle.prepare('DELETE FROM blobs WHERE substr(key, 1, length(?)) = ?').run(prefix, prefix).changes;
   }
 
+  async deleteOwnedBatch(userId: string, limit: number): Promise<number> {
+    return this.handle.prepare('DELETE FROM blobs WHERE key IN (SELECT key FROM blobs WHERE user_id = ? LIMIT ?)').run(userId, limit).changes;
+  }
+
   deleteOwnedNow(userIds: readonly string[]): number {
     if (userIds.length === 0) return 0;
     return this.handle.prepare(`DELETE FROM blobs WHERE user_id IN (${userIds.map(() => '?').join(', ')})`).run(...userIds).changes;

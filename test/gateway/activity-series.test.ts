@@ -438,6 +438,7 @@ cancellation.before(async (context) => {
     size: (key) => inner.blobs.size(key),
     delete: (key) => inner.blobs.delete(key),
     deletePrefix: (prefix) => inner.blobs.deletePrefix(prefix),
+    deleteOwnedBatch: (userId, limit) => inner.blobs.deleteOwnedBatch(userId, limit),
   };
   context.store = { ...inner, blobs };
   context.gate = gate;
