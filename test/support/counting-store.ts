@@ -42,3 +42,10 @@ export function countingStore(inner: Store): CountingStore {
     reset: () => counts.clear(),
   };
 }
+
+/** The commands MongoDB would receive for these port calls: one each, two for each blob read (header, then chunks). */
+export function mongoCommands(counts: ReadonlyMap<string, number>): number {
+  let total = 0;
+  for (const [key, n] of counts) total += key === 'blobs.get' || key === 'blobs.getMany' ? 2 * n : n;
+  return total;
+}
