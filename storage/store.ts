@@ -269,6 +269,8 @@ export interface Store extends Collections {
    * teams with those teams' members and authorizations. Returns the number of documents and
    * blobs removed. SQLite: one transaction; MongoDB: one transaction where the deployment
    * supports them, otherwise children first and the user last, so a retry finishes the job.
+   * The service deletes users through storage/user-deletion.ts instead (gone in one small write, the rest
+   * in bounded batches as a job): one transaction grows with the account.
    */
   deleteUser(userId: string): Promise<number>;
 

@@ -13,6 +13,11 @@
  *    died resumes after its lease from wherever it stopped; a pass that removed anything is followed by
  *    another, so a write racing the deletion (an ingest finishing) is swept up too.
  *
+ * What is not at once: access tokens other users hold for the deleted user's applications keep working until
+ * the job has removed those applications' grants (its first batches, seconds after the first write; an access
+ * token lives 15 minutes at most either way), and a write racing the job's last pass (an ingest job of the
+ * user that was already running) can leave a record behind.
+ *
  * Every filter on user data names one user (`user_id` equality), as a collection sharded by user needs.
  * The records' `Store.deleteUser` (one transaction) stays for the storage contract and direct callers.
  * Kept honest by test/storage/user-deletion.test.ts and test/gateway/account-deletion.test.ts.
