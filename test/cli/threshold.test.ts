@@ -113,6 +113,12 @@ cli('lists users oldest first, each field named and no password hash, and delete
     const again = runCli(['user', 'delete', '--user', secondId], env);
     assert.is(again.status, 1, 'an unknown user is a refused operation');
     assert.match(again.stdout + again.stderr, `no user with id ${secondId}`);
+
+    const third = (runCli(['user', 'create', '--email', 'third@example.com'], env).json as { id: string }).id;
+    const queued = runCli(['user', 'delete', '--user', third, '--queue'], env);
+    assert.is(queued.status, 0, queued.stderr);
+    assert.equal(Object.keys(queued.json as object).sort(), ['deleted', 'queued'], '--queue answers at once with the job');
+    assert.equal((runCli(['user', 'list'], env).json as { id: string }[]).map((user) => user.id), [(first.json as { id: string }).id], 'the user is gone at once');
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
