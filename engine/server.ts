@@ -27,6 +27,8 @@ import { getActivitySeries } from './service/activity-series.js';
 import { getLongitudinalSeries } from './service/longitudinal-series.js';
 import { ingestSource } from './service/ingest-source.js';
 import { startJobRunner } from './jobs/runner.js';
+import { deleteUserJobHandler } from './jobs/delete-user-job.js';
+import { DELETE_USER_JOB } from '../storage/user-deletion.js';
 import { ingestJobHandler } from './jobs/ingest-job.js';
 import { INGEST_JOB } from '../storage/jobs.js';
 import { WORKOUT_DELIVERY_JOB, WORKOUT_REMOVAL_JOB } from '../storage/workout-jobs.js';
@@ -120,6 +122,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     [POLL_JOB]: pollJobHandler({ ...integrations, intervalMs: config.integrationPollMs }),
     [ANALYSIS_PLAN_JOB]: analysisPlanHandler(analysisDeps),
     [ANALYSIS_BATCH_JOB]: analysisBatchHandler(analysisDeps),
+    [DELETE_USER_JOB]: deleteUserJobHandler({ store, logger: logger.child({ component: 'user-deletion' }) }),
     ...workoutJobHandlers({ store, logger: logger.child({ component: 'workouts' }), options: workoutDeliveryOptions({ spend, ...integrationWorkoutOptions(config, integrations), ...options.workouts }) }),
   };
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers), processMetrics: options.processMetrics ?? false });

@@ -40,6 +40,14 @@ export interface CollectionSpec {
 const OWNED: ShardSpec = { key: ['user_id'] };
 const U = (reason: string): ShardSpec => ({ unsharded: reason });
 
+/**
+ * The model-input watermark's reads (engine/service/model-inputs.ts): the user's latest write stamp, sorted
+ * newest first with `id` as the tie-breaker, found at the end of this index instead of by sorting every one
+ * of the user's documents.
+ */
+const WATERMARK_UPDATED: IndexSpec = { fields: ['user_id', 'updated_at', 'id'] };
+const WATERMARK_CREATED: IndexSpec = { fields: ['user_id', 'created_at', 'id'] };
+
 export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   users: { owner: null, shard: U('looked up by id, email and managing user: the users themselves, not data of one'), indexes: [{ fields: ['email'], unique: true, sparse: true }, { fields: ['managed_by'] }] },
   applications: { owner: 'user_id', shard: U('looked up by client id on every OAuth and token request, by page slug on hosted pages'), indexes: [{ fields: ['user_id', 'created_at'] }, { fields: ['page_slug'], unique: true, sparse: true }] },
@@ -68,14 +76,15 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
       // record per (source, index) also holds through the id, derived from both (ingest-source.ts), which
       // ingest deletes under its old start before it puts a moved activity.
       { fields: ['user_id', 'start', 'source_id', 'source_index'], unique: true },
+      WATERMARK_UPDATED,
     ],
   },
   sources: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'content_hash'], unique: true }, { fields: ['user_id', 'created_at'] }, { fields: ['status'] }, { fields: ['user_id', 'external_id'], unique: true, sparse: true }] },
-  traces: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'timestamp'] }, { fields: ['test_id'] }] },
-  tests: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'start'] }] },
-  dailies: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'measure', 'date'], unique: true }] },
-  markers: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'sport', 'marker', 'date'] }] },
-  max_efforts: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'sport', 'date'] }] },
+  traces: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'timestamp'] }, { fields: ['test_id'] }, WATERMARK_UPDATED] },
+  tests: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'start'] }, WATERMARK_UPDATED] },
+  dailies: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'measure', 'date'], unique: true }, WATERMARK_UPDATED] },
+  markers: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'sport', 'marker', 'date'] }, WATERMARK_CREATED] },
+  max_efforts: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'sport', 'date'] }, WATERMARK_CREATED] },
   workouts: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'start'] }] },
   connections: { owner: 'user_id', shard: U("looked up by the provider's user id on a push and listed across users by the poller; a few per user"), indexes: [{ fields: ['user_id', 'provider'], unique: true }, { fields: ['provider', 'external_user_id'] }] },
   provider_authorizations: { owner: 'user_id', shard: U("sign-in state looked up by state hash on the provider's callback"), indexes: [{ fields: ['state_hash'], unique: true }, { fields: ['expires_at'] }] },

@@ -185,12 +185,21 @@ export interface Blobs {
   put(key: string, bytes: Uint8Array, owner: { userId: string | null }): Promise<void>;
   /** The bytes under `key`, or null. */
   get(key: string): Promise<Uint8Array | null>;
+  /**
+   * The bytes under each of `keys`, in order (null where absent; a repeated key is answered each time), in a
+   * constant number of queries however many keys (SQLite: one; MongoDB: the headers, then their chunks), so a
+   * caller reading many small blobs (analysis caches) pays per call, not per blob. The caller bounds how
+   * many bytes one call returns.
+   */
+  getMany(keys: readonly string[]): Promise<(Uint8Array | null)[]>;
   /** Size in bytes, or null when absent. */
   size(key: string): Promise<number | null>;
   /** Deletes the blob; returns whether it existed. */
   delete(key: string): Promise<boolean>;
   /** Deletes every blob whose key starts with `prefix`; returns how many. */
   deletePrefix(prefix: string): Promise<number>;
+  /** Deletes at most `limit` of the blobs `userId` owns (a bounded step of a user's deletion); returns how many. */
+  deleteOwnedBatch(userId: string, limit: number): Promise<number>;
 }
 
 type RecordOf<C extends CollectionName> = Collections[C] extends Collection<infer T> ? T : never;
@@ -276,6 +285,8 @@ export interface Store extends Collections {
    * blobs removed. SQLite: one transaction; MongoDB: one transaction per user (managed users first, the
    * user last) where the deployment supports them, otherwise children first and the user last, so a
    * retry finishes the job.
+   * The service deletes users through storage/user-deletion.ts instead (gone in one small write, the rest
+   * in bounded batches as a job): one transaction grows with the account.
    */
   deleteUser(userId: string): Promise<number>;
 

@@ -6,6 +6,7 @@ import type { UserRecord } from '../../storage/store.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../gateway/auth/passwords.js';
 import { command, CommandFailure } from '../command.js';
+import { beginUserDeletion, continueUserDeletion, deletionPayload } from '../../storage/user-deletion.js';
 
 export const userCreate = command({
   words: 'user create',
@@ -44,17 +45,24 @@ export const userList = command({
 
 export const userDelete = command({
   words: 'user delete',
-  summary: 'Deletes a user and everything they own, for good → {"deleted": ID, "removed": N}.',
+  summary: 'Deletes a user and everything they own, for good → {"deleted": ID, "removed": N, "batches": N, "largest_batch": N}.',
   options: {
     user: { type: 'string', required: true, value: 'USER_ID', description: 'The user to delete.' },
+    queue: { type: 'boolean', description: 'Only make the user gone and queue the removal of the rest for the engines → {"deleted": ID, "queued": JOB_ID}.' },
   },
   details: [
-    'Removes at once, in one transaction: the user, every record of every kind (activities, sources, traces, tests, dailies, markers, max efforts, …), their uploaded files, series and analysis caches, their managed users, their applications with those applications\' secrets and grants, and every token. removed counts the documents and files. It cannot be undone. An unknown user is a refused operation (exit 1).',
+    'First, in one small write, the user and their managed users, applications and teams are deleted: from then on nothing of theirs is served, and every token and session of theirs (and of their applications) stops working. Then everything else — every record of every kind (activities, sources, traces, tests, dailies, markers, max efforts, …), their uploaded files, series and analysis caches, their applications\' secrets, grants and tokens — is removed in batches of at most 500 documents or 25 files, each its own write, as a delete-user job in the shared queue.',
+    'Without --queue this command runs that job itself and answers when it is finished: removed counts the documents and files, batches the writes, largest_batch the largest one. With --queue it answers at once and the engines finish the job (a job cut off by a crash resumes after its lease). It cannot be undone. An unknown user is a refused operation (exit 1).',
   ],
   async run({ values }, context) {
     const store = await context.store();
-    if (!(await store.users.get(values.user))) throw new CommandFailure(`no user with id ${values.user}`);
-    return { deleted: values.user, removed: await store.deleteUser(values.user) };
+    const job = await beginUserDeletion(store, values.user);
+    if (job === null) throw new CommandFailure(`no user with id ${values.user}`);
+    if (values.queue) return { deleted: values.user, queued: job.id };
+    // Run here; an engine claiming the job meanwhile does the same idempotent walk.
+    const done = await continueUserDeletion(store, deletionPayload(job));
+    await store.jobs.updateOne({ id: job.id, status: { $ne: 'done' } }, { set: { status: 'done', payload: done, progress: 1, updated_at: Date.now() } });
+    return { deleted: values.user, removed: done.removed, batches: done.batches, largest_batch: done.largest };
   },
 });
 

@@ -31,8 +31,26 @@ export function selectionOf(
   return { sports, startDate, endDate };
 }
 
-/** The user's activities matching the selection, oldest first. */
-export async function matchingActivities(store: Store, userId: string, selection: Selection): Promise<ActivityRecord[]> {
+/**
+ * The fields of an activity a longitudinal call reads: never the whole record (summaries, laps and listings
+ * stay in the store), so a call over 3,000 activities reads a few hundred kilobytes, not ten megabytes.
+ */
+export const SELECTED_FIELDS = [
+  'id', 'user_id', 'sport', 'start', 'offset', 'local_date', 'duration_s', 'series_key', 'analysis_key', 'analysis_version',
+] as const satisfies readonly (keyof ActivityRecord)[];
+
+/** An activity as a longitudinal call reads it (SELECTED_FIELDS). */
+export type SelectedActivity = Pick<ActivityRecord, (typeof SELECTED_FIELDS)[number]>;
+
+/** The user's activities matching the selection, oldest first, as SELECTED_FIELDS. */
+export async function matchingActivities(store: Store, userId: string, selection: Selection): Promise<SelectedActivity[]> {
+  const found = await store.activities.findFields(selectionFilter(userId, selection), SELECTED_FIELDS, { sort: { start: 1 } });
+  // The prefix pre-selects (`cycling` also admits `cycling_x`); containment decides.
+  return selection.sports.length === 0 ? found : found.filter((record) => sportMatchesAny(record.sport, selection.sports));
+}
+
+/** The store filter that pre-selects the selection's activities (sport by prefix, the local dates). */
+export function selectionFilter(userId: string, selection: Selection): Filter<ActivityRecord> {
   const { sports, startDate, endDate } = selection;
   const filter: Filter<ActivityRecord> = { user_id: userId };
   if (sports.length > 0) {
@@ -42,9 +60,7 @@ export async function matchingActivities(store: Store, userId: string, selection
   if (startDate !== null || endDate !== null) {
     filter.local_date = { ...(startDate !== null && { $gte: startDate }), ...(endDate !== null && { $lte: endDate }) };
   }
-  const found = await store.activities.find(filter, { sort: { start: 1 } });
-  // The prefix pre-selects (`cycling` also admits `cycling_x`); containment decides.
-  return sports.length === 0 ? found : found.filter((record) => sportMatchesAny(record.sport, sports));
+  return filter;
 }
 
 function sportFilters(sports: string[], subsystem: string): string[] {

@@ -22,7 +22,7 @@ import {
   MAX_AFTER_STATES, earliestAfterStart, type GetAccumulatedWorkDurationRequest, type GetLongitudinalAccumulatedWorkDurationRequest,
   type GetLongitudinalMeanMaxRequest, type GetMeanMaxRequest, type TableMessage,
 } from '../contract.js';
-import { matchingActivities, selectionOf } from './activity-selection.js';
+import { matchingActivities, selectionOf, type SelectedActivity } from './activity-selection.js';
 import { tableFormat } from './activity-series.js';
 import { loadCurves, loadHistograms, type AnalysisMemo } from './analysis-cache.js';
 import { emptyBest, foldCurve } from '../analysis/curves.js';
@@ -152,20 +152,22 @@ function afterStates(after: number[], startDate: string | null, endDate: string 
  * batch answered with its own bests, folded here in order (a later batch wins only when strictly better).
  */
 async function afterBestsOf(
-  deps: AnalysisDeps, records: readonly ActivityRecord[], metric: CurveMetric, durations: Int32Array, thresholds: number[], signal: AbortSignal,
+  deps: AnalysisDeps, records: readonly SelectedActivity[], metric: CurveMetric, durations: Int32Array, thresholds: number[], signal: AbortSignal,
 ): Promise<{ folded: AfterBests; labels: ActivityLabel[] }> {
   const size = thresholds.length * durations.length;
   const folded: AfterBests = { values: new Float64Array(size).fill(Number.NaN), starts: new Float64Array(size), holders: new Int32Array(size).fill(-1) };
   const labels: ActivityLabel[] = [];
-  const batches: ActivityRecord[][] = [];
+  const batches: SelectedActivity[][] = [];
   for (let i = 0; i < records.length; i += AFTER_BATCH) batches.push(records.slice(i, i + AFTER_BATCH));
   // Two batches in flight keep both default threads busy while bounding the series held in memory.
   const results = await mapLimit(batches, AFTER_PARALLEL, async (batch) => {
-    const found: { record: ActivityRecord; series: ArrayBuffer }[] = [];
-    for (const record of batch) {
-      const stored = await deps.store.blobs.get(record.series_key);
-      if (stored !== null) found.push({ record, series: standalone(stored) });
-    }
+    const found: { record: SelectedActivity; series: ArrayBuffer }[] = [];
+    // One query per batch (AFTER_BATCH bounds its bytes), not one per activity.
+    const stored = await deps.store.blobs.getMany(batch.map((record) => record.series_key));
+    batch.forEach((record, j) => {
+      const bytes = stored[j]!;
+      if (bytes !== null) found.push({ record, series: standalone(bytes) });
+    });
     signal.throwIfAborted();
     const series = found.map((entry) => entry.series);
     const bests = await deps.pool.run('afterBests', { series, metric, durations, thresholds }, { signal, transferList: series });
@@ -199,7 +201,7 @@ function largest<T>(items: readonly T[], of: (item: T) => number): number {
 }
 
 /** The labels of the activities that hold a best, in first-held order; `holders` renumbered into them, in place. */
-function holderLabels(holders: Int32Array, records: readonly ActivityRecord[]): ActivityLabel[] {
+function holderLabels(holders: Int32Array, records: readonly SelectedActivity[]): ActivityLabel[] {
   const renumbered = new Map<number, number>();
   const labels: ActivityLabel[] = [];
   for (let j = 0; j < holders.length; j++) {
@@ -216,7 +218,7 @@ function holderLabels(holders: Int32Array, records: readonly ActivityRecord[]): 
   return labels;
 }
 
-function label(record: ActivityRecord): ActivityLabel {
+function label(record: Pick<ActivityRecord, 'id' | 'sport'>): ActivityLabel {
   return { id: record.id, sport: record.sport };
 }
 

@@ -24,7 +24,7 @@
  * change outside the window costs one recomputation, never a stale answer. Twelve indexed reads.
  * test/engine/physiological-models.test.ts checks that a new activity, marker and daily change it.
  */
-import type { ActivityRecord, Store } from '../../storage/store.js';
+import type { Store } from '../../storage/store.js';
 import { addDays, dateToEpochDay } from '../../domain/time.js';
 import { rootSport } from '../../domain/sport.js';
 import { markersOfTest, withDerivedThresholds } from '../../domain/measured-markers.js';
@@ -77,7 +77,7 @@ export async function fitInputs(deps: CacheDeps, userId: string, sport: string, 
     curveValues: best.values,
     effortDurations: Float64Array.from(efforts, (effort) => effort.duration_s),
     effortValues: Float64Array.from(efforts, (effort) => effort.value),
-    hasLongActivity: records.some((record: ActivityRecord) => record.duration_s >= LONG_EFFORT_SECONDS),
+    hasLongActivity: records.some((record) => record.duration_s >= LONG_EFFORT_SECONDS),
   };
 }
 
@@ -117,8 +117,8 @@ export async function markersOn(store: Store, userId: string, sport: string, dat
   return [...written, ...measured];
 }
 
-/** The collections a model input lives in, and the field each write stamps. */
-const WATERMARKED = [
+/** The collections a model input lives in, and the field each write stamps (indexed with the user: schema.ts). */
+export const WATERMARKED = [
   ['activities', 'updated_at'], ['markers', 'created_at'], ['max_efforts', 'created_at'],
   ['dailies', 'updated_at'], ['tests', 'updated_at'], ['traces', 'updated_at'],
 ] as const;
@@ -131,7 +131,8 @@ export async function inputWatermark(store: Store, userId: string): Promise<stri
     const field = stamp as 'updated_at';
     const [count, latest] = await Promise.all([
       collection.count({ user_id: userId }),
-      collection.findFields({ user_id: userId }, [field], { sort: { [field]: -1 }, limit: 1 }),
+      // Newest first by the index (user_id, stamp, id) read backwards: no sort of the user's documents.
+      collection.findFields({ user_id: userId }, [field], { sort: { [field]: -1, id: -1 }, limit: 1 }),
     ]);
     return `${count}:${latest[0]?.[field] ?? 0}`;
   }));

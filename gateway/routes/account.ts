@@ -10,13 +10,13 @@
  *   POST /account/applications/:id/go-live                      goLiveAsClientside (the one-click page path) → 303, or 422
  *   POST /account/applications/:id/secrets                      addClientSecret → the secret, once
  *   POST /account/applications/:id/secrets/:secret_id/delete    deleteClientSecret → 303
- *   POST /account/delete                                        Store.deleteUser → "account deleted" page
+ *   POST /account/delete                                        beginUserDeletion → "account deleted" page
  *
  * Pages answer 303 /signin without a signed-in session; another account's application is a 404 (its
  * existence is not confirmed). Every POST carries the session's CSRF token. Notices travel as fixed
  * codes in the query, never as text. Deleting the account asks for the account's email typed out (or
- * DELETE for an account without one), removes every record the user owns at once (Store.deleteUser)
- * and signs the browser out. Kept honest by test/gateway/account-pages.test.ts.
+ * DELETE for an account without one), makes the account gone at once and queues the removal of every record
+ * it owns (storage/user-deletion.ts), and signs the browser out. Kept honest by test/gateway/account-pages.test.ts.
  */
 import { displayName } from '../presenters/user.js';
 import type { Context } from 'koa';
@@ -39,6 +39,7 @@ import { PURPOSE_CATEGORIES } from '../auth/scopes.js';
 import { html } from '../pages/html.js';
 import { ValidationError } from '../errors.js';
 import { pageUrl } from '../hosted-pages/page-urls.js';
+import { beginUserDeletion } from '../../storage/user-deletion.js';
 
 /** More would be a mistake; each secret is a way in. */
 const MAX_SECRETS = 20;
@@ -68,7 +69,7 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
     if (typed.toLowerCase() !== expected.toLowerCase()) {
       return sendAccountPage(ctx, 422, acting.user, acting.session, { error: `Nothing was deleted: type ${expected} to confirm.` });
     }
-    await store.deleteUser(acting.user.id);
+    await beginUserDeletion(store, acting.user.id);
     await sessions.signOut(ctx);
     sendPage(ctx, 200, messagePage({
       title: 'Your account is deleted',

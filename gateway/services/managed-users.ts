@@ -2,10 +2,12 @@
  * Managed users (interface §2 "User": "A managed user is created by another user (the manager). It
  * cannot log in, and the manager controls its data"): create, look up, rename and delete, each only for
  * the manager. A user the caller does not manage is answered exactly as an unknown one (null), so
- * nothing here confirms that an id exists. Deleting is Store.deleteUser: every record, irreversibly.
+ * nothing here confirms that an id exists. Deleting is storage/user-deletion.ts: the user is gone at once,
+ * the rest of its records go in the background, irreversibly.
  * Kept honest by test/gateway/managed-users.test.ts and test/gateway/account-deletion.test.ts.
  */
 import type { Store, UserRecord } from '../../storage/store.js';
+import { beginUserDeletion } from '../../storage/user-deletion.js';
 import { cleanName, createUser } from './accounts.js';
 
 export interface ManagedNames {
@@ -38,6 +40,6 @@ export async function renameManagedUser(
 /** Deletes the managed user and everything it owns; false when the caller does not manage it. */
 export async function deleteManagedUser(store: Store, managerId: string, userId: string): Promise<boolean> {
   if (!(await managedUserOf(store, managerId, userId))) return false;
-  await store.deleteUser(userId);
+  await beginUserDeletion(store, userId);
   return true;
 }

@@ -93,6 +93,31 @@ export class MongoBlobs implements Blobs {
     throw new Error(`store: blob ${key} kept being replaced while it was read`);
   }
 
+  /**
+   * Two queries for any number of keys: the headers, then every chunk of the versions they name. A blob
+   * replaced between the two reads (its chunks gone) is read again alone, as `get` does.
+   */
+  async getMany(keys: readonly string[]): Promise<(Uint8Array | null)[]> {
+    const distinct = [...new Set(keys)];
+    if (distinct.length === 0) return [];
+    const headers = await this.headers.find({ _id: { $in: distinct } }).toArray();
+    const chunks = headers.length === 0 ? [] : await this.chunks.find({ version: { $in: headers.map((h) => h.version) } }).toArray();
+    const partsOf = new Map<string, BlobChunk[]>();
+    for (const chunk of chunks) {
+      const parts = partsOf.get(chunk.version);
+      if (parts === undefined) partsOf.set(chunk.version, [chunk]);
+      else parts.push(chunk);
+    }
+    // Decoded as `get` decodes (blob-codec.ts), all at once off the event loop.
+    const read = await Promise.all(headers.map(async (header): Promise<[string, Uint8Array | null]> => {
+      const bytes = assemble(header, (partsOf.get(header.version) ?? []).sort((a, b) => a.n - b.n));
+      if (bytes === null) return [header._id, await this.get(header._id)];
+      return [header._id, await decodeBlob(header._id, { encoding: header.encoding, bytes, size: header.size })];
+    }));
+    const found = new Map(read);
+    return keys.map((key) => found.get(key) ?? null);
+  }
+
   async size(key: string): Promise<number | null> {
     const header = await this.headers.findOne({ _id: key }, { projection: { size: 1 } });
     return header === null ? null : header.size;
@@ -115,12 +140,16 @@ export class MongoBlobs implements Blobs {
     return this.deleteWhere({ user_id: { $in: [...userIds] } }, session);
   }
 
+  async deleteOwnedBatch(userId: string, limit: number): Promise<number> {
+    return this.deleteWhere({ user_id: userId }, undefined, limit);
+  }
+
   /**
-   * Deletes the matching headers, then the chunks of the versions they pointed at. (A put racing
-   * with the deletion can leave its new chunks unreferenced; never a header without its chunks.)
+   * Deletes the matching headers (at most `limit`), then the chunks of the versions they pointed at. (A put
+   * racing with the deletion can leave its new chunks unreferenced; never a header without its chunks.)
    */
-  private async deleteWhere(filter: Filter<BlobHeader>, session?: ClientSession): Promise<number> {
-    const doomed = await this.headers.find(filter, { projection: { _id: 1, version: 1 }, session }).toArray();
+  private async deleteWhere(filter: Filter<BlobHeader>, session?: ClientSession, limit?: number): Promise<number> {
+    const doomed = await this.headers.find(filter, { projection: { _id: 1, version: 1 }, session, ...(limit !== undefined && { limit }) }).toArray();
     if (doomed.length === 0) return 0;
     const result = await this.headers.deleteMany({ _id: { $in: doomed.map((h) => h._id) } }, { session });
     await this.chunks.deleteMany({ version: { $in: doomed.map((h) => h.version) } }, { session });

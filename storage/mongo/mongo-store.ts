@@ -25,7 +25,7 @@ import { DEFAULT_DATABASE, databaseNamedBy } from './uri.js';
  */
 function indexDescription(collection: CollectionName, index: IndexSpec): IndexDescription {
   const description: IndexDescription = {
-    key: Object.fromEntries(index.fields.map((field) => [field, 1])),
+    key: Object.fromEntries(index.fields.map((field) => [field === 'id' ? '_id' : field, 1])),
     name: indexName(collection, index),
   };
   if (index.unique) description.unique = true;

@@ -44,6 +44,18 @@ export class SqliteBlobs implements Blobs {
     return row === undefined ? null : decodeBlob(key, row);
   }
 
+  async getMany(keys: readonly string[]): Promise<(Uint8Array | null)[]> {
+    const distinct = [...new Set(keys)];
+    if (distinct.length === 0) return [];
+    // json_each: one statement text whatever the number of keys (no statement per list length).
+    const rows = this.handle.prepare('SELECT key, bytes, encoding, coalesce(size, length(bytes)) AS size FROM blobs WHERE key IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(distinct)) as { key: string; bytes: Buffer; encoding: string; size: number }[];
+    // Decoded as `get` decodes (blob-codec.ts), all at once off the event loop.
+    const decoded = await Promise.all(rows.map((row) => decodeBlob(row.key, row)));
+    const found = new Map(rows.map((row, index) => [row.key, decoded[index]!]));
+    return keys.map((key) => found.get(key) ?? null);
+  }
+
   async size(key: string): Promise<number | null> {
     const row = this.handle.prepare('SELECT coalesce(size, length(bytes)) AS size FROM blobs WHERE key = ?').get(key) as { size: number } | undefined;
     return row === undefined ? null : row.size;
@@ -56,6 +68,10 @@ export class SqliteBlobs implements Blobs {
   async deletePrefix(prefix: string): Promise<number> {
     // substr, not LIKE: '%' and '_' in a key prefix are plain characters.
     return this.handle.prepare('DELETE FROM blobs WHERE substr(key, 1, length(?)) = ?').run(prefix, prefix).changes;
+  }
+
+  async deleteOwnedBatch(userId: string, limit: number): Promise<number> {
+    return this.handle.prepare('DELETE FROM blobs WHERE key IN (SELECT key FROM blobs WHERE user_id = ? LIMIT ?)').run(userId, limit).changes;
   }
 
   deleteOwnedNow(userIds: readonly string[]): number {

@@ -108,11 +108,17 @@ cli('lists users oldest first, each field named and no password hash, and delete
     const secondId = (second.json as { id: string }).id;
     const deleted = runCli(['user', 'delete', '--user', secondId], env);
     assert.is(deleted.status, 0, deleted.stderr);
-    assert.equal(deleted.json, { deleted: secondId, removed: 1 });
+    assert.equal(deleted.json, { deleted: secondId, removed: 1, batches: 1, largest_batch: 1 });
     assert.equal((runCli(['user', 'list'], env).json as { id: string }[]).map((user) => user.id), [(first.json as { id: string }).id]);
     const again = runCli(['user', 'delete', '--user', secondId], env);
     assert.is(again.status, 1, 'an unknown user is a refused operation');
     assert.match(again.stdout + again.stderr, `no user with id ${secondId}`);
+
+    const third = (runCli(['user', 'create', '--email', 'third@example.com'], env).json as { id: string }).id;
+    const queued = runCli(['user', 'delete', '--user', third, '--queue'], env);
+    assert.is(queued.status, 0, queued.stderr);
+    assert.equal(Object.keys(queued.json as object).sort(), ['deleted', 'queued'], '--queue answers at once with the job');
+    assert.equal((runCli(['user', 'list'], env).json as { id: string }[]).map((user) => user.id), [(first.json as { id: string }).id], 'the user is gone at once');
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

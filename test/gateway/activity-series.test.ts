@@ -434,9 +434,11 @@ cancellation.before(async (context) => {
       await gate.pass(key);
       return inner.blobs.get(key);
     },
+    getMany: (keys) => inner.blobs.getMany(keys),
     size: (key) => inner.blobs.size(key),
     delete: (key) => inner.blobs.delete(key),
     deletePrefix: (prefix) => inner.blobs.deletePrefix(prefix),
+    deleteOwnedBatch: (userId, limit) => inner.blobs.deleteOwnedBatch(userId, limit),
   };
   context.store = { ...inner, blobs };
   context.gate = gate;

@@ -11,6 +11,7 @@ import {
   BatchConditionError, DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,
 } from '../../storage/store.js';
 import { COLLECTION_NAMES, SCHEMA, shardKeyOf } from '../../storage/schema.js';
+import { beginUserDeletion, continueUserDeletion, deletionPayload } from '../../storage/user-deletion.js';
 import { countEvent, liveWindow, uncountEvent, type CountedWindow } from '../../storage/window-counters.js';
 import {
   T0, activity, application, authorizationCode, clientSecret, daily, grant, job, refreshToken, team, teamMember, user,
@@ -494,6 +495,21 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.is(await store.blobs.size('series/a1'), null);
   });
 
+  test('getMany answers many blobs in key order, null where absent, repeats included', async () => {
+    await store.blobs.put('cache/a', new Uint8Array([1]), { userId: 'u1' });
+    await store.blobs.put('cache/b', new Uint8Array(0), { userId: 'u1' });
+    const big = pattern(2 * 1024 * 1024 + 3, 7);
+    await store.blobs.put('cache/c', big, { userId: 'u2' });
+    const read = await store.blobs.getMany(['cache/c', 'missing', 'cache/a', 'cache/b', 'cache/a']);
+    assert.is(read.length, 5);
+    assert.ok(sameBytes(read[0]!, big), 'a blob of several chunks is whole');
+    assert.is(read[1], null);
+    assert.equal(Array.from(read[2]!), [1]);
+    assert.ok(read[3] instanceof Uint8Array && read[3].byteLength === 0, 'an empty blob is present and empty');
+    assert.equal(Array.from(read[4]!), [1]);
+    assert.equal(await store.blobs.getMany([]), []);
+  });
+
   test('stores an empty blob as present and empty', async () => {
     await store.blobs.put('empty', new Uint8Array(0), { userId: null });
     const read = await store.blobs.get('empty');
@@ -771,6 +787,23 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     ].sort());
     // 3 users, appA, csA, gBA + gAB, codeBA, rtBA, teamA, tmB + tmA, actA + actM, dMM, jobA, 3 blobs.
     assert.is(removed, 19);
+  });
+
+  test('a deletion in batches makes the user gone in one write, then its job removes what deleteUser removes', async () => {
+    await seedTwoUsers();
+    const job = await beginUserDeletion(store, 'A');
+    assert.ok(job !== null);
+    for (const id of ['A', 'M', 'MM']) assert.is(await store.users.get(id), null, `user ${id} is gone at once`);
+    assert.is(await store.applications.findOne({ user_id: 'A' }), null, 'their applications too');
+    assert.ok(await store.activities.findOne({ user_id: 'A', id: 'actA' }), 'the rest waits for the job');
+    assert.is(await beginUserDeletion(store, 'A'), null, 'a second deletion finds no user');
+    const done = await continueUserDeletion(store, deletionPayload(job));
+    assert.equal(await everything(), [
+      'activities/actB', 'applications/appB', 'authorization_codes/codeBB', 'blob:series/actB', 'blob:shared', 'client_secrets/csB',
+      'dailies/dB', 'grants/gBB', 'jobs/jobNull', `jobs/${job.id}`, 'refresh_tokens/rtBB', 'teams/teamB', 'users/B',
+    ].sort());
+    assert.is(done.removed, 19, 'as many as deleteUser removes');
+    assert.equal((await continueUserDeletion(store, done)).removed, 19, 'a second run finds nothing left');
   });
 
   test('deleteUser of an unknown user removes nothing', async () => {

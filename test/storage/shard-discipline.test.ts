@@ -43,7 +43,7 @@ flow.after(async () => {
   await server?.stop();
 });
 
-flow('the check itself reports a scattered read, an upsert without the whole key and a transaction spanning users', () => {
+flow('the check itself reports a scattered read, an upsert without the whole key and a transaction spanning users\' sharded data', () => {
   const check = new ShardDiscipline();
   const lsid = { id: { buffer: new Uint8Array([1, 2, 3]) } };
   const send = (commandName: string, command: Record<string, unknown>) => check.listen({ commandName, command } as never);
@@ -51,13 +51,17 @@ flow('the check itself reports a scattered read, an upsert without the whole key
   send('update', { update: 'activities', updates: [{ q: { _id: 'a1', user_id: 'u1' }, u: { user_id: 'u1', start: 1 }, upsert: true }] });
   send('insert', { insert: 'sources', documents: [{ _id: 's1' }], lsid, txnNumber: 7 });
   send('update', { update: 'sources', updates: [{ q: { $and: [{ _id: 's1' }, { user_id: 'u1' }] }, u: {} }], lsid, txnNumber: 7 });
-  send('insert', { insert: 'events', documents: [{ _id: 'e1', user_id: 'u2' }], lsid, txnNumber: 7 });
+  send('insert', { insert: 'traces', documents: [{ _id: 't1', user_id: 'u2' }], lsid, txnNumber: 7 });
+  send('insert', { insert: 'events', documents: [{ _id: 'e1', user_id: 'u3' }], lsid, txnNumber: 7 });
   send('find', { find: 'jobs', filter: { status: 'queued' } });
+  // Several users named only in unsharded collections (all on the primary shard): one shard, no violation.
+  send('delete', { delete: 'users', deletes: [{ q: { _id: { $in: ['u1', 'u2'] } } }], lsid, txnNumber: 8 });
+  send('delete', { delete: 'applications', deletes: [{ q: { user_id: 'u1' } }, { q: { user_id: 'u2' } }], lsid, txnNumber: 8 });
   assert.equal(check.report(), [
     'find activities: filter names no user: {"_id":"a1"}',
     'update activities: upsert filter lacks shard-key field start: {"_id":"a1","user_id":"u1"}',
     'insert sources: inserted document lacks user_id',
-    'a transaction spans users u1, u2: insert sources; update sources; insert events',
+    'a transaction spans users u1, u2: insert sources; update sources; insert traces; insert events',
   ]);
 });
 

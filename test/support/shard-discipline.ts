@@ -2,8 +2,8 @@
  * Reads the MongoDB driver's `commandStarted` events (command monitoring) and finds every command a sharded
  * cluster would have to send to every shard or refuse: a command against a collection schema.ts declares
  * sharded whose filter does not name the user by equality, an insert or upsert whose document lacks a
- * shard-key field, and a multi-document transaction (one `lsid` + `txnNumber`) whose commands name more
- * than one user. test/storage/shard-discipline.test.ts uses it.
+ * shard-key field, and a multi-document transaction (one `lsid` + `txnNumber`) whose commands on sharded
+ * collections name more than one user. test/storage/shard-discipline.test.ts uses it.
  */
 import type { CommandStartedEvent, Document } from 'mongodb';
 import { COLLECTION_NAMES, shardKeyOf } from '../../storage/schema.js';
@@ -111,7 +111,9 @@ export class ShardDiscipline {
       const id = `${Buffer.from((command['lsid'] as { id: { buffer: Uint8Array } }).id.buffer).toString('hex')}:${String(command['txnNumber'])}`;
       const transaction = this.transactions.get(id) ?? { users: new Set<string>(), commands: [] };
       this.transactions.set(id, transaction);
-      for (const part of [...parts.filters, ...parts.docs]) for (const user of usersNamed(part)) transaction.users.add(user);
+      // Users count where their data is sharded: unsharded collections all live on the primary shard, so a
+      // transaction that names several users only there (a deletion removing users and their apps) stays on it.
+      if (key) for (const part of [...parts.filters, ...parts.docs]) for (const user of usersNamed(part)) transaction.users.add(user);
       transaction.commands.push(`${name} ${collection}`);
     }
   };
