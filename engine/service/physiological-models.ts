@@ -17,7 +17,7 @@ import { canonicalSport, rootSport } from '../../domain/sport.js';
 import { EngineError, type CallContext } from '../errors.js';
 import { fullGrid } from '../kernels/duration-grid.js';
 import { ompdCurve } from '../kernels/ompd-points.js';
-import { metabolicMap, MAP_MARKERS, modeledValues, type MapQuantity } from '../models/metabolic-map.js';
+import { metabolicMap, MAP_MARKERS, publishedModeledValues, type MapQuantity } from '../models/metabolic-map.js';
 import { resolveMarker } from '../models/marker-precedence.js';
 import type { ZoneMarker } from '../models/zones.js';
 import type { ModeledMarkers } from './modeled-markers.js';
@@ -96,8 +96,9 @@ export function getMetabolicMap(deps: ModelDeps) {
 
 /**
  * The zones' modeled input (service/modeled-markers.ts): the metabolic map's modeled values of (user, sport,
- * quantity, date), unrounded, from the same cached state the map reads; {} when the map would answer a
- * problem (no body mass, no activity of 15 minutes), so the zones then use written and measured values alone.
+ * quantity, date) as it publishes them (rounded, in order), from the same cached state the map reads; {}
+ * when nothing is modeled (no body mass, no activity of 15 minutes), so the zones then use written and
+ * measured values alone.
  */
 export function modeledMarkersFrom(deps: ModelDeps): ModeledMarkers {
   return async function modeledMarkers({ userId, sport, quantity, date }, signal) {
@@ -107,10 +108,7 @@ export function modeledMarkersFrom(deps: ModelDeps): ModeledMarkers {
     const heartRateMax = quantity === 'heart_rate'
       ? resolveMarker({ candidates: state.markers.filter((row) => row.marker === 'heart_rate_max' && row.metric === 'heart_rate'), date })?.value ?? null
       : null;
-    const values = modeledValues(quantity, { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr }, heartRateMax);
-    const out: Partial<Record<ZoneMarker, number>> = {};
-    for (const [marker, value] of Object.entries(values)) if (Number.isFinite(value) && value > 0) out[marker as ZoneMarker] = value;
-    return out;
+    return publishedModeledValues(quantity, { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr }, heartRateMax) as Partial<Record<ZoneMarker, number>>;
   };
 }
 
