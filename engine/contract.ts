@@ -273,7 +273,7 @@ export interface GetZonesResponse {
 
 /**
  * The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key.
- * 2: modeled markers in physiological order (the markers' order rule of ANALYTICS.md §7).
+ * 2: modeled markers in physiological order; the 15-minute rule counts recorded time; body mass as dailies give it.
  */
 export const MODEL_ALGORITHM = 'ompd/2';
 
