@@ -52,7 +52,7 @@ const MarkerValue = z.object({ value: z.number(), provenance: z.enum(['modeled',
 /** Map inputs; the heart-rate map's also carry resting_hr (ANALYTICS.md §7). */
 const BODY_MASS = z.number().describe('kg, 1 decimal');
 const MapInputs = z.object({ body_mass: BODY_MASS });
-const HeartRateMapInputs = z.object({ body_mass: BODY_MASS, resting_hr: z.number().int().nullable().describe('bpm, whole: the resting_hr daily the map used (the latest on or before date); null without one') });
+const HeartRateMapInputs = z.object({ body_mass: BODY_MASS, resting_hr: z.number().int().nullable().describe('bpm, whole: the resting_hr daily the map used (as GET /dailies gives it for date); null without one') });
 
 const Problem = named('ModelProblem', z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.enum(['missing_body_mass', 'insufficient_data']) }));
 
