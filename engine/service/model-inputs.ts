@@ -32,14 +32,14 @@ import { addDays, dateToEpochDay } from '../../domain/time.js';
 import { rootSport } from '../../domain/sport.js';
 import { markersOfTest, withDerivedThresholds } from '../../domain/measured-markers.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
-import { emptyBest, foldCurve } from '../analysis/curves.js';
+import { emptyBest, foldCurve, type MetricCurve } from '../analysis/curves.js';
 import { lactateThresholds } from '../analysis/lactate-thresholds.js';
 import { fullGrid } from '../kernels/duration-grid.js';
 import { LONG_EFFORT_SECONDS } from '../kernels/ompd-points.js';
 import type { StoredMarker } from '../models/metabolic-map.js';
 import type { FitIntensityModelTask } from '../pool/tasks.js';
 import { matchingActivities } from './activity-selection.js';
-import { loadCurves, loadHistograms, type CacheDeps } from './analysis-cache.js';
+import { loadCurves, loadCurvesAndHistograms, type CacheDeps } from './analysis-cache.js';
 
 /** "currently 90 days ending on date", inclusive. */
 export const MODEL_WINDOW_DAYS = 90;
@@ -67,10 +67,7 @@ export async function fitInputs(deps: CacheDeps, userId: string, sport: string, 
     matchingActivities(deps.store, userId, { sports: [sport], startDate: start, endDate: date }),
     deps.store.max_efforts.find({ user_id: userId, sport: root, metric, date: { $gte: start, $lte: date } }),
   ]);
-  const [curves, hasLongActivity] = await Promise.all([
-    loadCurves(deps, records, metric, signal),
-    anyRecordedFor(deps, records, metric, LONG_EFFORT_SECONDS, signal),
-  ]);
+  const { curves, hasLongActivity } = await curvesAndLongActivity(deps, records, metric, signal);
   let longest = 0;
   for (const curve of curves) if (curve !== null && curve.durations.length > 0) longest = Math.max(longest, curve.durations[curve.durations.length - 1]!);
   const best = emptyBest(fullGrid(longest));
@@ -89,18 +86,30 @@ export async function fitInputs(deps: CacheDeps, userId: string, sport: string, 
 }
 
 /**
- * True when one of `records` recorded `metric` for at least `seconds` ("15 minutes of recorded time (pauses
- * excluded)", ANALYTICS.md §7): the sum of its cached AWD histogram, which counts recorded time only
- * ("zero-filled pause seconds are not recorded time", §5). Only activities whose span is that long are read.
+ * The `metric` curves of `records`, in order, and whether one of them recorded 15 minutes of it ("at least
+ * 15 minutes of recorded time (pauses excluded)", ANALYTICS.md §7): the sum of its cached AWD histogram,
+ * which counts recorded time only ("zero-filled pause seconds are not recorded time", §5). Histograms are
+ * read only for activities whose span is that long, in the same pass as their curves (each cache read or
+ * computed once).
  */
-async function anyRecordedFor(deps: CacheDeps, records: readonly ActivitySpan[], metric: CurveMetric, seconds: number, signal: AbortSignal): Promise<boolean> {
-  const candidates = records.filter((record) => record.duration_s >= seconds);
-  if (candidates.length === 0) return false;
-  const histograms = await loadHistograms(deps, candidates, metric, signal);
-  return histograms.some((histogram) => histogram !== null && recordedMs(histogram) >= seconds * 1000);
+async function curvesAndLongActivity(
+  deps: CacheDeps, records: readonly SelectedActivity[], metric: CurveMetric, signal: AbortSignal,
+): Promise<{ curves: (MetricCurve | null)[]; hasLongActivity: boolean }> {
+  const long: number[] = [];
+  const short: number[] = [];
+  records.forEach((record, index) => (record.duration_s >= LONG_EFFORT_SECONDS ? long : short).push(index));
+  const [both, shortCurves] = await Promise.all([
+    loadCurvesAndHistograms(deps, long.map((index) => records[index]!), metric, signal),
+    loadCurves(deps, short.map((index) => records[index]!), metric, signal),
+  ]);
+  const curves: (MetricCurve | null)[] = new Array(records.length).fill(null);
+  long.forEach((index, i) => { curves[index] = both.curves[i]!; });
+  short.forEach((index, i) => { curves[index] = shortCurves[i]!; });
+  const hasLongActivity = both.histograms.some((histogram) => histogram !== null && recordedMs(histogram) >= LONG_EFFORT_SECONDS * 1000);
+  return { curves, hasLongActivity };
 }
 
-type ActivitySpan = Parameters<typeof loadHistograms>[1][number] & { duration_s: number };
+type SelectedActivity = Parameters<typeof loadCurves>[1][number] & { duration_s: number };
 
 /** Recorded ms of an AWD histogram (ms per intensity bin). */
 function recordedMs(histogram: Float64Array): number {
