@@ -271,8 +271,11 @@ export interface GetZonesResponse {
   algorithm: string;
 }
 
-/** The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key. */
-export const MODEL_ALGORITHM = 'ompd/1';
+/**
+ * The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key.
+ * 2: modeled markers in physiological order; the 15-minute rule counts recorded time; body mass as dailies give it.
+ */
+export const MODEL_ALGORITHM = 'ompd/2';
 
 /** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
 export const CURVE_QUANTITIES = ['power', 'speed'] as const;

@@ -1,6 +1,8 @@
 /**
- * Writing a daily value, the one way every writer does it: the API (source `manual`) and, later,
- * provider imports (`garmin_connect`, `intervals_icu`, `wahoo`). Interface §2 "Daily": "A value set
+ * Writing a daily value, the one way every writer does it, and reading a range as `GET /dailies` answers it
+ * (`readDailyRange`: stored, estimated or missing per date), the one way every reader does it — the API and
+ * the metabolic map's body mass (ANALYTICS.md §7 "the one GET /dailies/body_mass gives"). Writing: the
+ * API (source `manual`) and, later, provider imports (`garmin_connect`, `intervals_icu`, `wahoo`). Interface §2 "Daily": "A value set
  * through the API is never overwritten by an integration import" — so a provider value never replaces a
  * `manual` one, while a manual value replaces anything and a provider value replaces another provider's.
  * The rule holds under concurrent writers: the replacing write is conditional on the source it read.
@@ -9,6 +11,8 @@
  */
 import type { DailyRecord, Store } from './store.js';
 import { newId } from './ids.js';
+import { DAILY_MEASURES, type DailyMeasure } from '../domain/daily-measures.js';
+import { dailySeries, type DailyEntry } from '../domain/daily-series.js';
 
 export type DailySource = DailyRecord['source'];
 
@@ -46,4 +50,23 @@ export async function upsertDaily(store: Store, write: DailyWrite, now = Date.no
     if (replaced) return { written: true, record: replaced };
   }
   throw new Error(`dailies: ${write.measure} on ${write.date} kept changing during ${ATTEMPTS} attempts to write it`);
+}
+
+const FIELDS = ['date', 'value', 'source'] as const;
+
+/**
+ * One entry per date from `start` to `end`. With `interpolate` on an interpolated measure, the nearest
+ * stored value before `start` and after `end` are read too, so gaps at either end are estimated.
+ */
+export async function readDailyRange(store: Store, userId: string, measure: DailyMeasure, start: string, end: string, interpolate: boolean): Promise<DailyEntry<DailySource>[]> {
+  const estimate = interpolate && DAILY_MEASURES[measure].interpolated;
+  const owner = { user_id: userId, measure };
+  const within = store.dailies.findFields({ ...owner, date: { $gte: start, $lte: end } }, FIELDS, { sort: { date: 1 } });
+  if (!estimate) return dailySeries(await within, start, end, false);
+  const [before, inside, after] = await Promise.all([
+    store.dailies.findFields({ ...owner, date: { $lt: start } }, FIELDS, { sort: { date: -1 }, limit: 1 }),
+    within,
+    store.dailies.findFields({ ...owner, date: { $gt: end } }, FIELDS, { sort: { date: 1 }, limit: 1 }),
+  ]);
+  return dailySeries([...before, ...inside, ...after], start, end, true);
 }

@@ -39,22 +39,21 @@ export function durationBand(t: number): number {
 
 /**
  * The §6 rule, true when a fit may run: efforts (points with a value > 0; the curve's and the max
- * efforts, merged) in at least BANDS_NEEDED duration bands, and an activity of at least 15 minutes —
- * `hasLongActivity`, which the caller knows from the activities in the window — or an effort that long.
+ * efforts, merged) in at least BANDS_NEEDED duration bands, and an activity with 15 minutes of recorded
+ * time — `hasLongActivity`, which the caller knows from the activities in the window (or a max effort that
+ * long). Never from the curve: a 15-minute window over a pause holds zeros, not 15 recorded minutes.
  */
 export function enoughData(durations: Float64Array, values: Float64Array, hasLongActivity: boolean): boolean {
   let bands = 0; // bit b: band b has an effort
-  let long = hasLongActivity;
   for (let i = 0; i < durations.length; i++) {
     if (!(values[i]! > 0)) continue;
     const t = durations[i]!;
     const band = durationBand(t);
     if (band >= 0) bands |= 1 << band;
-    if (t >= LONG_EFFORT_SECONDS) long = true;
   }
   let count = 0;
   for (; bands !== 0; bands &= bands - 1) count++;
-  return long && count >= BANDS_NEEDED;
+  return hasLongActivity && count >= BANDS_NEEDED;
 }
 
 /** Points (durations s ascending, distinct; values) as the fit and the rule take them. */

@@ -23,14 +23,22 @@
  *   HR = HRrest + (VO2 − 3.5)/(VO2max − 3.5) · (HRmax − HRrest), VO2 in mL/kg/min, HRmax the winning
  *   heart_rate_max (never modelled), HRrest the resting_hr daily; without either nothing is modelled.
  *
+ * Order (§7 "modeled markers keep their physiological order"): fatmax ≤ first_threshold < second_threshold <
+ * critical_* < max_aerobic_* (vo2: < vo2max; heart rate: < the heart_rate_max the relation used). The relations
+ * can invert a pair (a runner's FatMax speed from VDOT above 0.93 CS): the modeled values are rounded as
+ * published, then, from the top down, a lower marker that is not below the higher one is capped one rounding
+ * step below it (fatmax at first_threshold). Only modeled values move; a measured or declared winner is the
+ * athlete's own, and a contradiction with it is the zones' `inconsistent_markers`.
+ *
  * Pure: the caller reads the stored values and fits the model. Kept honest by
- * test/engine/models/metabolic-map.test.ts (hand-computed values) and the end-to-end map tests.
+ * test/engine/models/metabolic-map.test.ts (hand-computed values, the order rule), the seasons and corpus
+ * order test (test/engine/models/marker-order.test.ts) and the end-to-end map tests.
  */
 import { CP, W_PRIME } from '../kernels/ompd.js';
 import {
   FATMAX_FRACTION, cyclingPowerAt, cyclingVo2max, runningSpeedAt, runningVo2Cost, secondThresholdPower, secondThresholdSpeed,
 } from '../kernels/metabolic-relations.js';
-import { roundDPrime, roundPower, roundSpeed, roundWPrime } from '../kernels/model-rounding.js';
+import { roundDPrime, roundMarker, roundPower, roundSpeed, roundWPrime } from '../kernels/model-rounding.js';
 import { resolveMarker, type MarkerCandidate, type ResolvedMarker } from './marker-precedence.js';
 
 export type MapQuantity = 'power' | 'speed' | 'heart_rate' | 'vo2';
@@ -71,8 +79,11 @@ export interface StoredMarker extends MarkerCandidate {
   metric: string;
 }
 
-/** Every marker of `quantity`'s map on `date`: null or `{value, provenance}`, rounded. */
-export function metabolicMap(quantity: MapQuantity, model: MapModel, stored: readonly StoredMarker[], date: string): Record<string, ResolvedMarker | null> {
+/**
+ * Every marker of `quantity`'s map on `date`: null or `{value, provenance}`, rounded. `model` null: nothing is
+ * modeled (no activity of 15 minutes in the window), the stored values answer alone.
+ */
+export function metabolicMap(quantity: MapQuantity, model: MapModel | null, stored: readonly StoredMarker[], date: string): Record<string, ResolvedMarker | null> {
   const candidates = new Map<string, StoredMarker[]>();
   for (const row of stored) {
     if (row.metric !== quantity) continue;
@@ -83,15 +94,56 @@ export function metabolicMap(quantity: MapQuantity, model: MapModel, stored: rea
   const of = (marker: string) => candidates.get(marker) ?? [];
   // heart_rate_max is never modelled: the winner of the stored values drives the heart-rate relation.
   const heartRateMax = quantity === 'heart_rate' ? resolveMarker({ candidates: of('heart_rate_max'), date })?.value ?? null : null;
-  const modeled = modeledValues(quantity, model, heartRateMax);
+  const modeled = model === null ? {} : publishedModeledValues(quantity, model, heartRateMax);
   const out: Record<string, ResolvedMarker | null> = {};
   for (const marker of MAP_MARKERS[quantity]) {
-    const value = modeled[marker];
-    const winner = resolveMarker({ candidates: of(marker), modeled: value !== undefined && Number.isFinite(value) && value > 0 ? value : null, date });
+    const winner = resolveMarker({ candidates: of(marker), modeled: modeled[marker] ?? null, date });
     out[marker] = winner === null ? null : { value: rounded(quantity, marker, winner.value), provenance: winner.provenance };
   }
   return out;
 }
+
+/**
+ * The modeled values as the map publishes them: rounded, in physiological order (see the header), only
+ * finite values > 0. What the map weighs against the stored values, and what the zones read
+ * (service/physiological-models.ts `modeledMarkersFrom`), so both see the same numbers.
+ */
+export function publishedModeledValues(quantity: MapQuantity, model: MapModel, heartRateMax: number | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [marker, value] of Object.entries(modeledValues(quantity, model, heartRateMax))) {
+    if (Number.isFinite(value) && value > 0) out[marker] = rounded(quantity, marker, value);
+  }
+  const chain = ORDER[quantity];
+  const step = quantity === 'speed' ? 0.01 : 1;
+  // The ceiling: the nearest higher marker's value (heart rate: the heart_rate_max the relation used).
+  let above: { marker: string; value: number } | null = quantity === 'heart_rate' && heartRateMax !== null
+    ? { marker: 'heart_rate_max', value: roundMarker('heart_rate', heartRateMax) }
+    : null;
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const marker = chain[i]!;
+    let value = out[marker];
+    if (value === undefined) continue;
+    if (above !== null) {
+      // "fatmax ≤ first_threshold": equal is in order; every other pair is strict.
+      const atMost = marker === 'fatmax' && above.marker === 'first_threshold';
+      if (atMost ? value > above.value : value >= above.value) {
+        value = atMost ? above.value : rounded(quantity, marker, above.value - step);
+        if (value > 0) out[marker] = value;
+        else delete out[marker];
+      }
+    }
+    if (out[marker] !== undefined) above = { marker, value };
+  }
+  return out;
+}
+
+/** The modeled markers of each map, low → high ("fatmax ≤ first_threshold < second_threshold < critical_power < max_aerobic_power"). */
+const ORDER: Readonly<Record<MapQuantity, readonly string[]>> = {
+  power: [...THRESHOLDS, 'critical_power', 'max_aerobic_power'],
+  speed: [...THRESHOLDS, 'critical_speed', 'max_aerobic_speed'],
+  heart_rate: THRESHOLDS,
+  vo2: [...THRESHOLDS, 'vo2max'],
+};
 
 /** The modelled values of a map, unrounded (W, m/s, bpm, mL/min; w_prime kJ, d_prime m); absent = none. */
 export function modeledValues(quantity: MapQuantity, model: MapModel, heartRateMax: number | null): Record<string, number> {

@@ -22,8 +22,9 @@
  *   ANALYTICS). Labels are our English names for the five intensities.
  * first_threshold and second_threshold are read in the requested quantity (a marker's `metric`).
  *
- * Every bound is rounded as the quantity is published (power whole W, speed m/s to 2 decimals, heart rate
- * whole bpm). When the rounded bounds are not strictly increasing — a zone would be empty or the markers
+ * Every marker is read as the metabolic map publishes it (rounded: power whole W, speed m/s to 2 decimals,
+ * heart rate whole bpm) and every bound is that value times its fraction, rounded the same way, so a
+ * client recomputes each bound from the map. When the rounded bounds are not strictly increasing — a zone would be empty or the markers
  * contradict each other (first_threshold above second_threshold, `max` below it, thresholds within ±2 % of
  * each other for five_zone, a value ≤ 0) — the answer is `inconsistent_markers`, never a broken table.
  *
@@ -164,9 +165,13 @@ export function trainingZones({ system, quantity, markers }: ZonesQuery): ZonesR
       detail: `zones: ${system} ${quantity} zones need ${missing.join(' and ')}, which ${missing.length === 1 ? 'has' : 'have'} no value`,
     };
   }
+  // "as the metabolic map publishes them (rounded), so a client can recompute every bound from the map":
+  // each marker rounded as published first (0.98 × 226 W = 221 W, never 0.98 × 225.6), then each bound.
   const bounds = definition.bounds.map((bound) => {
     if (bound === 0 || bound === null) return bound;
-    return roundMarker(quantity, (markers[markerOf(bound[0], quantity)] as number) * bound[1]);
+    // heart_rate_max bounds only heart-rate zones: every marker here counts in `quantity`'s unit.
+    const published = roundMarker(quantity, markers[markerOf(bound[0], quantity)] as number);
+    return roundMarker(quantity, published * bound[1]);
   });
   for (let i = 1; i < bounds.length; i++) {
     const lower = bounds[i - 1] as number;

@@ -115,13 +115,21 @@ export function analysisKey(activityId: string): string {
  * whose series is gone): from memory, else decoded from the store. Missing or stale caches are computed
  * in the pool, `parallel` at a time.
  */
-export function loadCurves(deps: CacheDeps, records: readonly CachedActivity[], metric: CurveMetric, signal: AbortSignal, parallel = 2): Promise<(MetricCurve | null)[]> {
-  return loadParts(deps, records, 'curve', metric, signal, parallel) as Promise<(MetricCurve | null)[]>;
+export async function loadCurves(deps: CacheDeps, records: readonly CachedActivity[], metric: CurveMetric, signal: AbortSignal, parallel = 2): Promise<(MetricCurve | null)[]> {
+  return (await loadParts(deps, records, ['curve'], metric, signal, parallel))[0] as (MetricCurve | null)[];
 }
 
 /** The `metric` AWD histograms of `records`' current caches, as loadCurves reads curves. */
-export function loadHistograms(deps: CacheDeps, records: readonly CachedActivity[], metric: CurveMetric, signal: AbortSignal, parallel = 2): Promise<(Float64Array | null)[]> {
-  return loadParts(deps, records, 'awd', metric, signal, parallel) as Promise<(Float64Array | null)[]>;
+export async function loadHistograms(deps: CacheDeps, records: readonly CachedActivity[], metric: CurveMetric, signal: AbortSignal, parallel = 2): Promise<(Float64Array | null)[]> {
+  return (await loadParts(deps, records, ['awd'], metric, signal, parallel))[0] as (Float64Array | null)[];
+}
+
+/** Both parts of `records`' caches in one pass: each cache read, or computed when missing or stale, once. */
+export async function loadCurvesAndHistograms(
+  deps: CacheDeps, records: readonly CachedActivity[], metric: CurveMetric, signal: AbortSignal, parallel = 2,
+): Promise<{ curves: (MetricCurve | null)[]; histograms: (Float64Array | null)[] }> {
+  const [curves, histograms] = await loadParts(deps, records, ['curve', 'awd'], metric, signal, parallel);
+  return { curves: curves as (MetricCurve | null)[], histograms: histograms as (Float64Array | null)[] };
 }
 
 /**
@@ -130,13 +138,17 @@ export function loadHistograms(deps: CacheDeps, records: readonly CachedActivity
  */
 export const CACHE_BATCH = 250;
 
+/** Per kind of `kinds`, the part of each record's cache, in order. */
 async function loadParts(
-  deps: CacheDeps, records: readonly CachedActivity[], kind: PartKind, metric: CurveMetric, signal: AbortSignal, parallel: number,
-): Promise<CachedPart[]> {
-  const out: CachedPart[] = new Array(records.length).fill(null);
+  deps: CacheDeps, records: readonly CachedActivity[], kinds: readonly PartKind[], metric: CurveMetric, signal: AbortSignal, parallel: number,
+): Promise<CachedPart[][]> {
+  const out: CachedPart[][] = kinds.map(() => new Array(records.length).fill(null));
   const stale: number[] = [];
   const unread: number[] = [];
-  const suffix = `#${kind}.${metric}`;
+  const suffixes = kinds.map((kind) => `#${kind}.${metric}`);
+  const keep = (index: number, key: string, bytes: Uint8Array) => {
+    kinds.forEach((kind, k) => { out[k]![index] = remember(deps, key + suffixes[k], bytes, kind, metric); });
+  };
   for (let index = 0; index < records.length; index++) {
     const record = records[index]!;
     const key = record.analysis_version === (deps.version ?? ANALYSIS_VERSION) ? record.analysis_key : undefined;
@@ -144,8 +156,8 @@ async function loadParts(
       stale.push(index);
       continue;
     }
-    const remembered = deps.memo?.get(key + suffix);
-    if (remembered !== undefined) out[index] = remembered;
+    const remembered = suffixes.map((suffix) => deps.memo?.get(key + suffix));
+    if (remembered.every((part) => part !== undefined)) remembered.forEach((part, k) => { out[k]![index] = part!; });
     else unread.push(index);
   }
   for (let from = 0; from < unread.length; from += CACHE_BATCH) {
@@ -156,13 +168,13 @@ async function loadParts(
       const bytes = blobs[j]!;
       // A blob of another layout is recomputed, never misread (the record's version should have said so).
       if (bytes === null || analysisVersionOf(bytes) !== ANALYSIS_VERSION) stale.push(index);
-      else out[index] = remember(deps, records[index]!.analysis_key! + suffix, bytes, kind, metric);
+      else keep(index, records[index]!.analysis_key!, bytes);
     });
   }
   signal.throwIfAborted();
   await mapLimit(stale, parallel, async (index) => {
     const refreshed = await refreshAnalysis(deps, records[index]!, signal);
-    out[index] = refreshed === null ? null : remember(deps, refreshed.key + suffix, new Uint8Array(refreshed.analysis), kind, metric);
+    if (refreshed !== null) keep(index, refreshed.key, new Uint8Array(refreshed.analysis));
   });
   return out;
 }

@@ -5,11 +5,12 @@
  * - The longitudinal best curve of the sport's activities (a parent sport matches sub-sports) whose own
  *   local date lies in [date − 89, date], from their analysis caches (as GetLongitudinalMeanMax reads them:
  *   analysis-cache.ts, never the raw series), on the full grid up to the longest cached duration.
- * - Whether any of those activities lasted at least 15 minutes (recorded time).
+ * - Whether any of those activities recorded at least 15 minutes of the metric (pauses excluded: the sum of
+ *   its cached AWD histogram), or a max effort lasted that long.
  * - The max efforts of the sport and metric dated in the window (declared and measured alike).
- * - body_mass and resting_hr valid on `date`: the latest stored value on or before `date`, held (as
- *   domain/daily-series.ts holds a value beyond the last stored one). Not interpolated towards a later
- *   value: that value is dated after `date`, and §7 ignores those. A value of any age counts.
+ * - body_mass and resting_hr on `date` as `GET /dailies` gives them (§7 "the one GET /dailies/body_mass
+ *   gives … interpolated between stored values as dailies are"): storage/dailies.ts `readDailyRange`, so a
+ *   later stored value counts (interpolated towards, or held before the first). A value of any age counts.
  * - The markers of the sport's root dated on or before `date`: written ones (collection `markers`) and
  *   measured ones from tests (domain/measured-markers.ts, LT1/LT2 derived with the engine's own kernels
  *   for tests lacking them).
@@ -25,18 +26,20 @@
  * test/engine/physiological-models.test.ts checks that a new activity, marker and daily change it.
  */
 import type { Store } from '../../storage/store.js';
+import { readDailyRange } from '../../storage/dailies.js';
+import type { DailyMeasure } from '../../domain/daily-measures.js';
 import { addDays, dateToEpochDay } from '../../domain/time.js';
 import { rootSport } from '../../domain/sport.js';
 import { markersOfTest, withDerivedThresholds } from '../../domain/measured-markers.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
-import { emptyBest, foldCurve } from '../analysis/curves.js';
+import { emptyBest, foldCurve, type MetricCurve } from '../analysis/curves.js';
 import { lactateThresholds } from '../analysis/lactate-thresholds.js';
 import { fullGrid } from '../kernels/duration-grid.js';
 import { LONG_EFFORT_SECONDS } from '../kernels/ompd-points.js';
 import type { StoredMarker } from '../models/metabolic-map.js';
 import type { FitIntensityModelTask } from '../pool/tasks.js';
 import { matchingActivities } from './activity-selection.js';
-import { loadCurves, type CacheDeps } from './analysis-cache.js';
+import { loadCurves, loadCurvesAndHistograms, type CacheDeps } from './analysis-cache.js';
 
 /** "currently 90 days ending on date", inclusive. */
 export const MODEL_WINDOW_DAYS = 90;
@@ -64,7 +67,7 @@ export async function fitInputs(deps: CacheDeps, userId: string, sport: string, 
     matchingActivities(deps.store, userId, { sports: [sport], startDate: start, endDate: date }),
     deps.store.max_efforts.find({ user_id: userId, sport: root, metric, date: { $gte: start, $lte: date } }),
   ]);
-  const curves = await loadCurves(deps, records, metric, signal);
+  const { curves, hasLongActivity } = await curvesAndLongActivity(deps, records, metric, signal);
   let longest = 0;
   for (const curve of curves) if (curve !== null && curve.durations.length > 0) longest = Math.max(longest, curve.durations[curve.durations.length - 1]!);
   const best = emptyBest(fullGrid(longest));
@@ -77,8 +80,42 @@ export async function fitInputs(deps: CacheDeps, userId: string, sport: string, 
     curveValues: best.values,
     effortDurations: Float64Array.from(efforts, (effort) => effort.duration_s),
     effortValues: Float64Array.from(efforts, (effort) => effort.value),
-    hasLongActivity: records.some((record) => record.duration_s >= LONG_EFFORT_SECONDS),
+    // "no activity with 15 minutes of recorded time" (§6); a max effort that long is one too.
+    hasLongActivity: hasLongActivity || efforts.some((effort) => effort.duration_s >= LONG_EFFORT_SECONDS),
   };
+}
+
+/**
+ * The `metric` curves of `records`, in order, and whether one of them recorded 15 minutes of it ("at least
+ * 15 minutes of recorded time (pauses excluded)", ANALYTICS.md §7): the sum of its cached AWD histogram,
+ * which counts recorded time only ("zero-filled pause seconds are not recorded time", §5). Histograms are
+ * read only for activities whose span is that long, in the same pass as their curves (each cache read or
+ * computed once).
+ */
+async function curvesAndLongActivity(
+  deps: CacheDeps, records: readonly SelectedActivity[], metric: CurveMetric, signal: AbortSignal,
+): Promise<{ curves: (MetricCurve | null)[]; hasLongActivity: boolean }> {
+  const long: number[] = [];
+  const short: number[] = [];
+  records.forEach((record, index) => (record.duration_s >= LONG_EFFORT_SECONDS ? long : short).push(index));
+  const [both, shortCurves] = await Promise.all([
+    loadCurvesAndHistograms(deps, long.map((index) => records[index]!), metric, signal),
+    loadCurves(deps, short.map((index) => records[index]!), metric, signal),
+  ]);
+  const curves: (MetricCurve | null)[] = new Array(records.length).fill(null);
+  long.forEach((index, i) => { curves[index] = both.curves[i]!; });
+  short.forEach((index, i) => { curves[index] = shortCurves[i]!; });
+  const hasLongActivity = both.histograms.some((histogram) => histogram !== null && recordedMs(histogram) >= LONG_EFFORT_SECONDS * 1000);
+  return { curves, hasLongActivity };
+}
+
+type SelectedActivity = Parameters<typeof loadCurves>[1][number] & { duration_s: number };
+
+/** Recorded ms of an AWD histogram (ms per intensity bin). */
+function recordedMs(histogram: Float64Array): number {
+  let total = 0;
+  for (let bin = 0; bin < histogram.length; bin++) total += histogram[bin]!;
+  return total;
 }
 
 /** Everything a map needs. */
@@ -92,10 +129,14 @@ export async function modelInputs(deps: CacheDeps, userId: string, sport: string
   return { fit, bodyMass, restingHr, markers };
 }
 
-/** The latest stored value of `measure` on or before `date`, held; null without one. */
-export async function dailyOn(store: Store, userId: string, measure: string, date: string): Promise<number | null> {
-  const found = await store.dailies.findOne({ user_id: userId, measure, date: { $lte: date } }, { sort: { date: -1 } });
-  return found === null ? null : found.value;
+/**
+ * The value of `measure` on `date` as `GET /dailies/{measure}` gives it (storage/dailies.ts `readDailyRange`,
+ * estimates on): stored, else interpolated between the nearest stored values or held beyond them; null
+ * without any stored value.
+ */
+export async function dailyOn(store: Store, userId: string, measure: DailyMeasure, date: string): Promise<number | null> {
+  const [entry] = await readDailyRange(store, userId, measure, date, date, true);
+  return entry?.value ?? null;
 }
 
 const DAY_MS = 86_400_000;

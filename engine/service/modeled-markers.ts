@@ -5,7 +5,8 @@
  * against the written and measured values.
  *
  * The engine serves it from the metabolic map (service/physiological-models.ts `modeledMarkersFrom`): the
- * map's modeled values for (user, sport, quantity, date), unrounded, and {} when the map has none
+ * map's modeled values for (user, sport, quantity, date) as it publishes them (rounded, in physiological
+ * order: metabolic-map.ts publishedModeledValues), and {} when the map has none
  * (missing_body_mass or insufficient_data: then the zones use written and measured values alone). Tests
  * give GetZones their own function to drive each branch of the precedence.
  */

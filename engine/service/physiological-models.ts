@@ -17,8 +17,8 @@ import { canonicalSport, rootSport } from '../../domain/sport.js';
 import { EngineError, type CallContext } from '../errors.js';
 import { fullGrid } from '../kernels/duration-grid.js';
 import { ompdCurve } from '../kernels/ompd-points.js';
-import { metabolicMap, MAP_MARKERS, modeledValues, type MapQuantity } from '../models/metabolic-map.js';
-import { resolveMarker } from '../models/marker-precedence.js';
+import { metabolicMap, MAP_MARKERS, publishedModeledValues, type MapQuantity } from '../models/metabolic-map.js';
+import { isFresh, resolveMarker } from '../models/marker-precedence.js';
 import type { ZoneMarker } from '../models/zones.js';
 import type { ModeledMarkers } from './modeled-markers.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
@@ -75,12 +75,15 @@ export function getMetabolicMap(deps: ModelDeps) {
     const { state, fromCache } = await modelState(deps, query.userId, query.sport, metric, query.date, signal);
     const answer = { body_mass: 0, markers: [], problem: '', problem_detail: '', algorithm: MODEL_ALGORITHM, from_cache: fromCache } as GetMetabolicMapResponse;
     if (state.bodyMass === null) {
-      return { ...answer, problem: 'missing_body_mass', problem_detail: `No body_mass daily on or before ${query.date}: record one first.` };
+      return { ...answer, problem: 'missing_body_mass', problem_detail: `No body_mass daily (GET /dailies/body_mass has no value for ${query.date}): record one first.` };
     }
-    if (!state.hasLongActivity) {
-      return { ...answer, problem: 'insufficient_data', problem_detail: `No ${query.sport} activity of at least 15 minutes in the 90 days ending on ${query.date}.` };
+    // "Fresh measured or declared markers are still served when the window holds no 15-minute activity:
+    // only the modeled markers need it" (ANALYTICS.md §7).
+    if (!state.hasLongActivity && !hasFreshStoredMarker(quantity, state.markers, query.date)) {
+      return { ...answer, problem: 'insufficient_data', problem_detail: `No ${query.sport} activity with at least 15 minutes of recorded time (pauses excluded) in the 90 days ending on ${query.date}, and no fresh measured or declared marker.` };
     }
-    const map = metabolicMap(quantity, { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr }, state.markers, query.date);
+    const model = state.hasLongActivity ? { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr } : null;
+    const map = metabolicMap(quantity, model, state.markers, query.date);
     return {
       ...answer,
       body_mass: Math.round(state.bodyMass * 10) / 10,
@@ -96,8 +99,9 @@ export function getMetabolicMap(deps: ModelDeps) {
 
 /**
  * The zones' modeled input (service/modeled-markers.ts): the metabolic map's modeled values of (user, sport,
- * quantity, date), unrounded, from the same cached state the map reads; {} when the map would answer a
- * problem (no body mass, no activity of 15 minutes), so the zones then use written and measured values alone.
+ * quantity, date) as it publishes them (rounded, in order), from the same cached state the map reads; {}
+ * when nothing is modeled (no body mass, no activity of 15 minutes), so the zones then use written and
+ * measured values alone.
  */
 export function modeledMarkersFrom(deps: ModelDeps): ModeledMarkers {
   return async function modeledMarkers({ userId, sport, quantity, date }, signal) {
@@ -107,11 +111,14 @@ export function modeledMarkersFrom(deps: ModelDeps): ModeledMarkers {
     const heartRateMax = quantity === 'heart_rate'
       ? resolveMarker({ candidates: state.markers.filter((row) => row.marker === 'heart_rate_max' && row.metric === 'heart_rate'), date })?.value ?? null
       : null;
-    const values = modeledValues(quantity, { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr }, heartRateMax);
-    const out: Partial<Record<ZoneMarker, number>> = {};
-    for (const [marker, value] of Object.entries(values)) if (Number.isFinite(value) && value > 0) out[marker as ZoneMarker] = value;
-    return out;
+    return publishedModeledValues(quantity, { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr }, heartRateMax) as Partial<Record<ZoneMarker, number>>;
   };
+}
+
+/** True when some marker of `quantity`'s map has a measured or declared value fresh on `date` (marker-precedence.ts). */
+function hasFreshStoredMarker(quantity: MapQuantity, markers: ModelState['markers'], date: string): boolean {
+  const names = MAP_MARKERS[quantity];
+  return markers.some((row) => row.metric === quantity && names.includes(row.marker) && row.provenance !== 'external' && row.date <= date && isFresh(row, date));
 }
 
 /** The curve a map is modelled from: its own quantity's, else (heart rate, vo2) the sport's: power for cycling, speed otherwise. */

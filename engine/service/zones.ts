@@ -26,8 +26,11 @@ import type { ModeledMarkers } from './modeled-markers.js';
 import { markersOn } from './model-inputs.js';
 import { requireDate, requireField, requireOneOf } from './request-fields.js';
 
-/** The algorithm version every answer names (the `Threshold-Algorithm` header); bump it when results change. */
-export const ZONES_ALGORITHM = 'zones/1';
+/**
+ * The algorithm version every answer names (the `Threshold-Algorithm` header); bump it when results change.
+ * 2: bounds from the markers as the map publishes them (rounded, modeled ones in physiological order).
+ */
+export const ZONES_ALGORITHM = 'zones/2';
 
 const SUBSYSTEM = 'zones';
 

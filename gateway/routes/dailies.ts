@@ -9,8 +9,8 @@
 import { z } from 'zod';
 import { DAILY_MEASURES, DAILY_MEASURE_NAMES, type DailyMeasure } from '../../domain/daily-measures.js';
 import { dateSchema } from '../../domain/time.js';
-import { upsertDaily } from '../../storage/dailies.js';
-import { checkDailyRange, checkDailyValue, MAX_RANGE_DAYS, readDailyRange } from '../services/dailies.js';
+import { readDailyRange, upsertDaily } from '../../storage/dailies.js';
+import { checkDailyRange, checkDailyValue, MAX_RANGE_DAYS } from '../services/dailies.js';
 import { presentDaily } from '../presenters/daily.js';
 import { Daily } from '../schemas/daily.js';
 import { queryBool, queryString } from '../schemas/query.js';

@@ -4,7 +4,7 @@
  * (`/profile/metabolic-map/power|speed|heart-rate|vo2`). Each route validates (a sub-sport, or a sport the
  * quantity does not offer, is a 422), relays one engine call (GetIntensityDurationModel / GetMetabolicMap,
  * where the fit runs and its result is cached) and shapes the JSON. Every answer, problems included, carries
- * `Threshold-Algorithm` naming the algorithm version the engine used (`ompd/1`).
+ * `Threshold-Algorithm` naming the algorithm version the engine used (`ompd/2`).
  *
  * "Without enough data the curve is empty, never an error." A map's problems are
  * `application/problem+json` 422s (gaps.md "Problem errors"): missing_body_mass, insufficient_data.
@@ -52,7 +52,7 @@ const MarkerValue = z.object({ value: z.number(), provenance: z.enum(['modeled',
 /** Map inputs; the heart-rate map's also carry resting_hr (ANALYTICS.md §7). */
 const BODY_MASS = z.number().describe('kg, 1 decimal');
 const MapInputs = z.object({ body_mass: BODY_MASS });
-const HeartRateMapInputs = z.object({ body_mass: BODY_MASS, resting_hr: z.number().int().nullable().describe('bpm, whole: the resting_hr daily the map used (the latest on or before date); null without one') });
+const HeartRateMapInputs = z.object({ body_mass: BODY_MASS, resting_hr: z.number().int().nullable().describe('bpm, whole: the resting_hr daily the map used (as GET /dailies gives it for date); null without one') });
 
 const Problem = named('ModelProblem', z.object({ type: z.string(), title: z.string(), status: z.number().int(), detail: z.string(), code: z.enum(['missing_body_mass', 'insufficient_data']) }));
 

@@ -55,7 +55,7 @@ export function zoneRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
     {
       method: 'get', path: '/api/v1/profile/zones', operationId: 'getZones', tag: 'profile',
-      summary: 'Training zones from the markers valid on date (written, measured by tests, modeled; the winner of each); header Threshold-Algorithm: zones/1',
+      summary: 'Training zones from the markers valid on date (written, measured by tests, modeled; the winner of each); header Threshold-Algorithm: zones/2',
       auth: 'bearer', scope: 'activities:read', query: ZonesQuery,
       responses: {
         200: { description: 'The zones. The Threshold-Algorithm header names the algorithm version.', schema: Zones },

@@ -1,13 +1,11 @@
 /**
  * Dailies (interface §4 "Dailies", gaps.md "Daily"): the checks a request's values need beyond their
- * types (a measure's valid range, the length of a range) and reading a range with what estimating it
- * needs. Writing is storage/dailies.ts's `upsertDaily`, the one function every writer uses.
+ * types (a measure's valid range, the length of a range). Writing and reading are storage/dailies.ts's
+ * `upsertDaily` and `readDailyRange`, the one way every writer writes and every reader (this API, the
+ * metabolic map's body mass) reads.
  * Kept honest by test/gateway/dailies.test.ts.
  */
-import type { Store } from '../../storage/store.js';
-import type { DailySource } from '../../storage/dailies.js';
 import { DAILY_MEASURES, type DailyMeasure } from '../../domain/daily-measures.js';
-import { dailySeries, type DailyEntry } from '../../domain/daily-series.js';
 import { daysBetween } from '../../domain/time.js';
 import { ValidationError } from '../errors.js';
 
@@ -28,23 +26,4 @@ export function checkDailyRange(start: string, end: string): void {
   if (days > MAX_RANGE_DAYS) {
     throw ValidationError.single(['query', 'end'], `the range may span at most ${MAX_RANGE_DAYS} days; ${start} to ${end} spans ${days}`);
   }
-}
-
-const FIELDS = ['date', 'value', 'source'] as const;
-
-/**
- * One entry per date from `start` to `end`. With `interpolate` on an interpolated measure, the nearest
- * stored value before `start` and after `end` are read too, so gaps at either end are estimated.
- */
-export async function readDailyRange(store: Store, userId: string, measure: DailyMeasure, start: string, end: string, interpolate: boolean): Promise<DailyEntry<DailySource>[]> {
-  const estimate = interpolate && DAILY_MEASURES[measure].interpolated;
-  const owner = { user_id: userId, measure };
-  const within = store.dailies.findFields({ ...owner, date: { $gte: start, $lte: end } }, FIELDS, { sort: { date: 1 } });
-  if (!estimate) return dailySeries(await within, start, end, false);
-  const [before, inside, after] = await Promise.all([
-    store.dailies.findFields({ ...owner, date: { $lt: start } }, FIELDS, { sort: { date: -1 }, limit: 1 }),
-    within,
-    store.dailies.findFields({ ...owner, date: { $gt: end } }, FIELDS, { sort: { date: 1 }, limit: 1 }),
-  ]);
-  return dailySeries([...before, ...inside, ...after], start, end, true);
 }

@@ -13,7 +13,7 @@ import { decodeAnalysis } from '../../engine/analysis/analysis-codec.js';
 import { curveAt } from '../../engine/analysis/curves.js';
 import { errorCodeOf } from '../../engine/error-codes.js';
 import { createPool, type EnginePool } from '../../engine/pool/pool.js';
-import { AnalysisMemo, ENTRY_OVERHEAD_BYTES, cachedPartBytes, refreshAnalysis } from '../../engine/service/analysis-cache.js';
+import { AnalysisMemo, ENTRY_OVERHEAD_BYTES, cachedPartBytes, loadCurvesAndHistograms, refreshAnalysis } from '../../engine/service/analysis-cache.js';
 import { ANALYSIS_BATCH_JOB, ANALYSIS_PLAN_JOB, analysisBatchHandler, analysisPlanHandler } from '../../engine/jobs/analysis-backfill.js';
 import { newJob } from '../../storage/jobs.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
@@ -165,6 +165,18 @@ test('a cache of another algorithm version is recomputed and the old blob delete
   assert.is(after.analysis_version, ANALYSIS_VERSION);
   assert.is.not(after.analysis_key, oldKey);
   assert.is(await store.blobs.get(oldKey), null);
+});
+
+test('curves and histograms read together (the models\' 15-minute rule) compute a stale cache once, and the histogram holds the recorded time', async () => {
+  const record = (await store.activities.findOne({ id: rides[0]!.id, user_id: USER }))!;
+  await store.activities.updateOne({ user_id: USER, id: record.id }, { set: { analysis_version: ANALYSIS_VERSION - 1 } });
+  const stale = (await store.activities.findOne({ id: record.id, user_id: USER }))!;
+  let computations = 0;
+  const counting = { run: (...args: Parameters<EnginePool['run']>) => { computations++; return pool.run(...args); } } as unknown as EnginePool;
+  const { curves, histograms } = await loadCurvesAndHistograms({ store, pool: counting, memo: new AnalysisMemo(1 << 20) }, [stale], 'power', new AbortController().signal);
+  assert.is(computations, 1);
+  assert.ok(curves[0]!.durations.length > 0);
+  assert.is(histograms[0]!.reduce((sum, ms) => sum + ms, 0), 3_600_000, 'one hour recorded');
 });
 
 test('a blob of the first cache layout under a record that claims the current version is recomputed, never misread', async () => {

@@ -96,7 +96,7 @@ test('GetZones answers zones or a problem with exactly the contract keys through
   assert.equal(Object.keys(ok).sort(), ['algorithm', 'problem', 'zones']);
   assert.equal(ok.zones.map((z) => [z.name, z.label, z.lower, z.upper]), ZONE_TABLES.sevenZonePower.rows);
   assert.is(ok.problem, null);
-  assert.is(ok.algorithm, 'zones/1');
+  assert.is(ok.algorithm, 'zones/2');
   const missing = await client.zones({ user_id: 'rpc-user', sport: 'cycling', quantity: 'power', zone_system: 'three_zone', date: '2024-06-01' });
   assert.equal(missing.zones, []);
   assert.equal(missing.problem, {

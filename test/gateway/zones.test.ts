@@ -49,7 +49,7 @@ function problem(response: JsonResponse, code: string): string {
   assert.is(response.body.status, 422);
   assert.is(response.body.code, code);
   assert.is(typeof response.body.title, 'string');
-  assert.is(response.headers.get('threshold-algorithm'), 'zones/1');
+  assert.is(response.headers.get('threshold-algorithm'), 'zones/2');
   return response.body.detail;
 }
 
@@ -74,7 +74,7 @@ zones('declared markers give the hand-computed table of each system and quantity
       sport, quantity: table.quantity, zone_system: table.system, date: '2024-06-01', zones: table.rows,
     }, name);
     for (const zone of response.body.zones) assert.equal(Object.keys(zone), ['name', 'label', 'lower', 'upper'], name);
-    assert.is(response.headers.get('threshold-algorithm'), 'zones/1', name);
+    assert.is(response.headers.get('threshold-algorithm'), 'zones/2', name);
   }
 });
 

@@ -17,6 +17,16 @@ export async function upload(stack: Pick<TestStack, 'baseUrl'>, token: string, f
   return fetch(`${stack.baseUrl}/api/v1/activities/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
 }
 
+/** Uploads one file and waits until its source is processed (throws naming the source's error otherwise). */
+export async function uploadProcessed(stack: Pick<TestStack, 'baseUrl' | 'get'>, token: string, name: string, bytes: Uint8Array | string, timeoutMs = 60_000): Promise<SourceBody> {
+  const response = await upload(stack, token, [{ name, bytes }]);
+  if (response.status !== 202) throw new Error(`upload of ${name}: status ${response.status}`);
+  const { sources } = (await response.json()) as { sources: { id: string }[] };
+  const source = await settled(stack, token, sources[0]!.id, timeoutMs);
+  if (source.status !== 'processed') throw new Error(`upload of ${name}: ${source.status} ${JSON.stringify(source.error)}`);
+  return source;
+}
+
 /** Polls the source until it leaves `processing`, or fails after `timeoutMs`. */
 export async function settled(stack: Pick<TestStack, 'get'>, token: string, sourceId: string, timeoutMs = 20_000): Promise<SourceBody> {
   const deadline = Date.now() + timeoutMs;

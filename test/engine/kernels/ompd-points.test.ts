@@ -50,16 +50,17 @@ test('duration bands are 1–10 s, 10 s–1 min, 1–5 min, 5–20 min and beyon
   assert.equal([0.5, 1, 9, 10, 59, 60, 299, 300, 1199, 1200, 20_000].map(durationBand), [-1, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
 });
 
-test('too little data: efforts in fewer than three bands, or no activity or effort of 15 minutes', () => {
+test('too little data: efforts in fewer than three bands, or no activity of 15 recorded minutes (never read from the curve)', () => {
   const cases: [string, number[], number[], boolean, boolean][] = [
     ['three bands and a long activity', [5, 30, 120], [900, 500, 350], true, true],
     ['three bands, no long activity, no long effort', [5, 30, 120], [900, 500, 350], false, false],
-    ['three bands, no long activity but a 15-minute effort', [5, 30, 900], [900, 500, 300], false, true],
+    ['three bands and a 15-minute curve point, no long activity (a window over a pause)', [5, 30, 900], [900, 500, 300], false, false],
     ['two bands and a long activity', [5, 8, 30], [900, 850, 500], true, false],
     ['three durations, two in one band', [1, 5, 400], [1000, 900, 350], true, false],
     ['a zero value is no effort', [5, 30, 120], [900, 500, 0], true, false],
     ['nothing at all', [], [], true, false],
-    ['five bands', [1, 20, 100, 600, 3600], [1000, 600, 400, 320, 280], false, true],
+    ['five bands', [1, 20, 100, 600, 3600], [1000, 600, 400, 320, 280], true, true],
+    ['five bands, no long activity', [1, 20, 100, 600, 3600], [1000, 600, 400, 320, 280], false, false],
   ];
   for (const [name, durations, values, long, expected] of cases) assert.is(enoughData(f64(...durations), f64(...values), long), expected, name);
 });

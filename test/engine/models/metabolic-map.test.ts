@@ -7,7 +7,7 @@
  */
 import * as assert from 'uvu/assert';
 import { test } from '../../support/uvu.js';
-import { metabolicMap, modeledValues, type MapModel, type StoredMarker } from '../../../engine/models/metabolic-map.js';
+import { metabolicMap, modeledValues, publishedModeledValues, type MapModel, type StoredMarker } from '../../../engine/models/metabolic-map.js';
 
 const DATE = '2024-06-30';
 const MODEL: MapModel = { metric: 'power', params: [250, 20_000, 1000, 0], bestFiveMinutes: 300, runningVo2max: null, bodyMass: 70, restingHr: 50 };
@@ -57,6 +57,41 @@ test('without a fit nothing is modeled, and stored values still answer', () => {
   assert.equal(map.critical_power, { value: 244, provenance: 'measured' });
   assert.is(map.max_aerobic_power, null);
   assert.is(map.second_threshold, null);
+});
+
+test('modeled markers keep their physiological order: a runner whose FatMax speed rounds above 0.93 CS gets first_threshold one step below the second', () => {
+  // CS 3.01 m/s: second_threshold 0.93 × 3.01 = 2.7993 → 2.80 m/s. A VDOT of 68 puts 64 % of VO2max at ≈ 2.9 m/s.
+  const runner: MapModel = { metric: 'speed', params: [3.01, 200, 7, 0], bestFiveMinutes: null, runningVo2max: 68, bodyMass: 60, restingHr: null };
+  const raw = modeledValues('speed', runner, null);
+  assert.ok(raw.first_threshold! > raw.second_threshold!, `the relations invert the pair: ${raw.first_threshold} vs ${raw.second_threshold}`);
+  const map = metabolicMap('speed', runner, [], DATE);
+  assert.equal(map.second_threshold, { value: 2.8, provenance: 'modeled' });
+  assert.equal(map.first_threshold, { value: 2.79, provenance: 'modeled' }, 'one rounding step below');
+  assert.equal(map.fatmax, { value: 2.79, provenance: 'modeled' }, 'fatmax ≤ first_threshold: equal is in order');
+  assert.ok(map.critical_speed!.value > map.second_threshold!.value && map.max_aerobic_speed!.value > map.critical_speed!.value);
+});
+
+test('the order cap works on published values, top down: CP at or above MAP is capped a watt under it, and the thresholds under that', () => {
+  // A best 5 minutes far below CP (a window of easy riding) puts MAP under CP and FatMax above 0.94 CP.
+  const odd: MapModel = { ...MODEL, params: [250, 20_000, 1000, 0], bestFiveMinutes: 200 };
+  const values = publishedModeledValues('power', odd, null);
+  const order = ['fatmax', 'first_threshold', 'second_threshold', 'critical_power', 'max_aerobic_power'].map((marker) => values[marker]!);
+  for (let i = 1; i < order.length; i++) assert.ok(i === 1 ? order[i - 1]! <= order[i]! : order[i - 1]! < order[i]!, `in order: ${order.join(', ')}`);
+  assert.is(values.critical_power, values.max_aerobic_power! - 1);
+  assert.is(values.w_prime, 20, 'W′ is outside the order');
+});
+
+test('a stored value is never moved by the order rule: a declared second threshold below the modeled first stays as declared', () => {
+  const map = metabolicMap('power', MODEL, [stored('second_threshold', 'power', 170, 'declared')], DATE);
+  assert.equal(map.second_threshold, { value: 170, provenance: 'declared' });
+  assert.equal(map.first_threshold, { value: 181, provenance: 'modeled' });
+});
+
+test('the heart-rate map keeps the second threshold below the heart_rate_max the relation capped it at', () => {
+  // A second threshold whose VO2 exceeds VO2max: the relation caps it at HRmax, the order one beat below.
+  const map = metabolicMap('heart_rate', { ...MODEL, bestFiveMinutes: 200 }, [stored('heart_rate_max', 'heart_rate', 190, 'declared')], DATE);
+  assert.equal(map.second_threshold, { value: 189, provenance: 'modeled' });
+  assert.ok(map.first_threshold!.value < 189);
 });
 
 test.run();

@@ -139,7 +139,8 @@ test('on random markers, zones are contiguous, rounded, strictly increasing and 
         tables++;
         const zones = result.zones;
         const where = `${system} ${quantity} ${JSON.stringify(markers)}`;
-        assert.is(zones[0]!.lower, system === 'olt_i_scale' ? roundMarker(quantity, 0.55 * markers.heart_rate_max!) : 0, where);
+        // From the published (rounded) maximum, as a client recomputes it from the map.
+        assert.is(zones[0]!.lower, system === 'olt_i_scale' ? roundMarker(quantity, 0.55 * roundMarker(quantity, markers.heart_rate_max!)) : 0, where);
         for (let i = 0; i < zones.length; i++) {
           const zone = zones[i]!;
           assert.is(roundMarker(quantity, zone.lower), zone.lower, where);
@@ -154,6 +155,18 @@ test('on random markers, zones are contiguous, rounded, strictly increasing and 
     }
   }
   assert.ok(tables > 1000 && refused > 100, `tables ${tables}, refused ${refused}: both paths are exercised`);
+});
+
+test('bounds come from the markers as the map publishes them: a client recomputes each from the whole watts', () => {
+  // From the unrounded values the bounds were 0.98 × 180.4 = 176.8 → 177 and 1.02 × 225.6 = 230.1 → 230, while
+  // the map shows 180 and 226 W: a client computes 176.4 → 176 and 230.52 → 231.
+  const result = trainingZones({ system: 'five_zone', quantity: 'power', markers: { first_threshold: 180.4, second_threshold: 225.6, max_aerobic_power: 300.3 } });
+  if (!result.ok) throw new Error(result.detail);
+  const published = { first_threshold: 180, second_threshold: 226, max_aerobic_power: 300 };
+  const client = [0, 0.98 * published.first_threshold, 1.02 * published.first_threshold, 0.98 * published.second_threshold, 1.02 * published.second_threshold, published.max_aerobic_power]
+    .map((bound) => roundMarker('power', bound));
+  assert.equal(client, [0, 176, 184, 221, 231, 300]);
+  assert.equal([result.zones[0]!.lower, ...result.zones.map((zone) => zone.upper)], client);
 });
 
 test('intensities round half up at the published resolution, despite binary noise', () => {
