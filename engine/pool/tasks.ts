@@ -190,7 +190,7 @@ export interface PoolTasks {
   decodeFile: { task: DecodeFileTask; result: DecodeOutcome };
   encodeSeriesTable: { task: EncodeSeriesTableTask; result: EncodedSeriesTable };
   streamSeriesTable: { task: StreamSeriesTableTask; result: StreamedSeriesTable };
-  analyzeSeries: { task: AnalyzeSeriesTask; result: { analysis: ArrayBuffer } };
+  analyzeSeries: { task: AnalyzeSeriesTask; result: { analysis: ArrayBuffer; end: number | null } };
   activityMeanMax: { task: ActivityMeanMaxTask; result: TableFile };
   activityAwd: { task: ActivityAwdTask; result: TableFile };
   afterBests: { task: AfterBestsTask; result: AfterBests };
