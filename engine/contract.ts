@@ -274,6 +274,18 @@ export interface GetZonesResponse {
 /** The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key. */
 export const MODEL_ALGORITHM = 'ompd/1';
 
+/**
+ * The AWD tables' algorithm version, the `Threshold-Algorithm` header of both AWD endpoints (ANALYTICS.md §5).
+ * 1: bins by floor(value · resolution + 1e-9); 2: bins in integers, a value on a 0.01 m/s edge counts at it.
+ */
+export const AWD_ALGORITHM = 'awd/2';
+
+/**
+ * Segmented rows' algorithm version, the `Threshold-Algorithm` header of /data and /longitudinal-data with
+ * `segmentation_on` (ANALYTICS.md §4). 1: a fixed error bound of 200 J or 2 m; 2: the bound per activity.
+ */
+export const SEGMENTATION_ALGORITHM = 'segments/2';
+
 /** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
 export const CURVE_QUANTITIES = ['power', 'speed'] as const;
 export const MAP_QUANTITIES = ['power', 'speed', 'heart_rate', 'vo2'] as const;

@@ -259,6 +259,22 @@ test("4078723797.fit: the activity's duration, its AWD at zero and its segments 
   assert.is(segments.reduce((sum, row) => sum + (row.duration as number), 0), 8357, 'segment durations');
 });
 
+test('the AWD endpoints and segmented rows name their algorithm version in Threshold-Algorithm; plain samples name none', async () => {
+  const { id } = ride('4078723797.fit');
+  const header = async (url: string) => {
+    const response = await stack.get(url, token);
+    assert.is(response.status, 200, url);
+    await response.arrayBuffer();
+    return response.headers.get('threshold-algorithm');
+  };
+  assert.is(await header(`/api/v1/activities/${id}/accumulated-work-duration`), 'awd/2');
+  assert.is(await header('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01'), 'awd/2');
+  assert.is(await header('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01&format=json'), 'awd/2');
+  assert.is(await header(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`), 'segments/2');
+  assert.is(await header('/api/v1/activities/longitudinal-data?sport=cycling&start=2000-01-01&metrics=power&segmentation_on=speed'), 'segments/2');
+  assert.is(await header(`/api/v1/activities/${id}/data?metrics=power`), null);
+});
+
 test('segmentation_on=power turns /data rows into segments that keep the length and the total work', async () => {
   const { id, golden } = ride('4078723797.fit');
   const rows = await parquet(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`);
