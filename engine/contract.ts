@@ -168,7 +168,7 @@ export interface IngestSourceResponse {
 export interface DecodedActivity {
   /** Canonical Open Sport Taxonomy string. */
   sport: string;
-  /** First and last sample, UTC epoch milliseconds. */
+  /** The first sample, and the end of the last one's 1 s hold (as the activity's end), UTC epoch milliseconds. */
   start: Int64;
   end: Int64;
   /** UTC offset of the first sample, minutes east of UTC. */
