@@ -168,7 +168,7 @@ export interface IngestSourceResponse {
 export interface DecodedActivity {
   /** Canonical Open Sport Taxonomy string. */
   sport: string;
-  /** First and last sample, UTC epoch milliseconds. */
+  /** The first sample, and the end of the last one's 1 s hold (as the activity's end), UTC epoch milliseconds. */
   start: Int64;
   end: Int64;
   /** UTC offset of the first sample, minutes east of UTC. */
@@ -276,6 +276,18 @@ export interface GetZonesResponse {
  * 2: modeled markers in physiological order; the 15-minute rule counts recorded time; body mass as dailies give it.
  */
 export const MODEL_ALGORITHM = 'ompd/2';
+
+/**
+ * The AWD tables' algorithm version, the `Threshold-Algorithm` header of both AWD endpoints (ANALYTICS.md §5).
+ * 1: bins by floor(value · resolution + 1e-9); 2: bins in integers, a value on a 0.01 m/s edge counts at it.
+ */
+export const AWD_ALGORITHM = 'awd/2';
+
+/**
+ * Segmented rows' algorithm version, the `Threshold-Algorithm` header of /data and /longitudinal-data with
+ * `segmentation_on` (ANALYTICS.md §4). 1: a fixed error bound of 200 J or 2 m; 2: the bound per activity.
+ */
+export const SEGMENTATION_ALGORITHM = 'segments/2';
 
 /** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
 export const CURVE_QUANTITIES = ['power', 'speed'] as const;

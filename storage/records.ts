@@ -306,6 +306,7 @@ export interface ActivityRecord {
   source_index: number;
   /** Canonical Open Sport Taxonomy string. */
   sport: string;
+  /** The first sample; the end of the last one's 1 s hold, so `end − start` is the series' length (ANALYTICS.md §4). */
   start: number;
   end: number;
   /** UTC offset in minutes at the start, as the source carried it. */

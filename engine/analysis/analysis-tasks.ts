@@ -6,6 +6,7 @@
  */
 import { decodeSeriesIpc } from '../ingest/arrow.js';
 import { fullGrid } from '../kernels/duration-grid.js';
+import { recordingEnd } from '../kernels/summary.js';
 import { encodeTableFile, type TableFileFormat } from '../parquet/table-file.js';
 import { standalone } from '../pool/standalone.js';
 import type {
@@ -19,10 +20,12 @@ import { canonicalSeries, longestSection, metricValues, type CurveMetric } from 
 import { afterCurves, emptyBest, foldCurve, meanMaxCurve, prefixOf, type BestCurve, type MetricCurve } from './curves.js';
 import { resultTable, type Column, type ResultTable } from './tables.js';
 
-/** The activity's cache, from its stored series. */
-export function analyzeSeries(task: AnalyzeSeriesTask): { analysis: ArrayBuffer } {
-  const analysis = encodeAnalysis(analyzeActivity(canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)))));
-  return { analysis: standalone(analysis) };
+/** The activity's cache, from its stored series, and where the activity ends (recordingEnd of its last sample; null without samples). */
+export function analyzeSeries(task: AnalyzeSeriesTask): { analysis: ArrayBuffer; end: number | null } {
+  const recorded = decodeSeriesIpc(new Uint8Array(task.series));
+  const analysis = encodeAnalysis(analyzeActivity(canonicalSeries(recorded)));
+  const n = recorded.timestamps.length;
+  return { analysis: standalone(analysis), end: n > 0 ? recordingEnd(recorded.timestamps[n - 1]!) : null };
 }
 
 /** One activity's curve, exact at every requested duration ("for a single activity compute them exactly"). */

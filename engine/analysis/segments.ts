@@ -5,20 +5,78 @@
  * its start (UTC ms), its `duration` (s) and the time-weighted mean of every requested metric over it:
  * power and speed as canonical means over the whole segment (an unrecorded second is 0, so Σ mean ·
  * duration is the total work or distance), other metrics over the time a sample held a value (null
- * when none did). An activity without the chosen metric is cut only at its gaps and sections.
+ * when none did). An activity without the chosen metric is cut only at its gaps and sections. The error
+ * bound E is chosen per activity (segmentationError) so that §4's 2 % mean-max promise holds for every athlete.
  */
 import type { RecordedSeries } from '../ingest/series.js';
-import { CANONICAL_DEFAULTS, heldIntegrals } from '../kernels/canonical.js';
+import { CANONICAL_DEFAULTS, heldIntegrals, type CanonicalGrid } from '../kernels/canonical.js';
+import { meanMax, prefixSums } from '../kernels/mean-max.js';
 import { segmentKnots, segmentMeans } from '../kernels/segmentation.js';
-import { binInstant, canonicalSeries, CURVE_METRICS, metricValues, type CurveMetric } from './canonical-series.js';
+import { prefixOf } from './curves.js';
+import { binInstant, canonicalSeries, CURVE_METRICS, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
 
 /**
- * The codec's error bound E on the cumulative curve: J for power, m for speed (ANALYTICS.md §4 "E ≈ 250 J
- * (power) or ≈ 3 m (speed)"). A window mean from segments is off by at most 2E/d. 200 J and 2 m, not 250 J
- * and 3 m: on the fixture rides those miss the 2 % mean-max contract just beyond 20 s (2.15 % and 2.20 %),
- * these meet it at 17× and 19× fewer rows (bench/segmentation.bench.ts).
+ * The cap of the codec's error bound E on the cumulative curve: J for power, m for speed. It keeps the rows
+ * few for strong riders (17× and 19× fewer than samples on the fixture rides, bench/segmentation.bench.ts);
+ * below it E comes from the activity itself (segmentationError).
  */
 export const SEGMENTATION_ERROR: Readonly<Record<CurveMetric, number>> = { power: 200, speed: 2 };
+
+/** §4: "mean-max from segments is within 2 % of the raw curve for every duration beyond 20 s". */
+export const SEGMENTATION_PROMISE = 0.02;
+export const RAW_MEAN_MAX_SECONDS = 20;
+/** The fraction of a best work that keeps the promise by itself (see segmentationError). */
+export const SEGMENTATION_ERROR_FRACTION = SEGMENTATION_PROMISE / 2;
+/** Durations up to this are checked one by one, s; beyond it E is bounded by the best work over it. */
+export const CHECKED_SECONDS = 600;
+/** Each E tried is this fraction of the one before, down to the floor. */
+const ERROR_STEP = 0.8;
+
+/**
+ * E for one activity (ANALYTICS.md §4: "derive E from the activity itself … with a cap that keeps the row
+ * count low for strong riders"). A window mean from segments is off by at most 2E/d, and the best work
+ * W(d) = d · MM(d) never falls as d grows, so E ≤ 1 % of W(h) keeps mean-max from segments within 2 % at every
+ * d ≥ h: 2E/d ≤ 0.02 · W(h)/d ≤ 2 % of MM(d). Hence, with h = CHECKED_SECONDS (or the longest section):
+ * start at min(SEGMENTATION_ERROR, 1 % of W(h)), try E × ERROR_STEP … while the segments' mean-max misses
+ * 2 % at some whole second 21 … h, and never go below the floor, 1 % of W(20 s), which keeps the promise at
+ * every d > 20 s by itself. A fixed 200 J broke it for a rider whose 20 s best is ~280 W (−3.65 % at 21 s,
+ * sample-activity-indoor-trainer.fit). test/engine/segments.test.ts checks the promise on that file.
+ */
+export function segmentationError(values: Float64Array, grid: CanonicalGrid, metric: CurveMetric): number {
+  const horizon = Math.min(longestSection(grid), CHECKED_SECONDS);
+  if (horizon <= RAW_MEAN_MAX_SECONDS) return SEGMENTATION_ERROR[metric]; // no duration beyond 20 s to serve
+  const prefix = prefixOf(values);
+  // durations[0] = 20 s, then 21 s … horizon.
+  const durations = Int32Array.from({ length: horizon - RAW_MEAN_MAX_SECONDS + 1 }, (_, j) => RAW_MEAN_MAX_SECONDS + j);
+  const exact = bestMeans(prefix, grid.sectionStarts, durations);
+  const last = durations.length - 1;
+  const start = Math.min(SEGMENTATION_ERROR[metric], SEGMENTATION_ERROR_FRACTION * horizon * exact[last]!);
+  const floor = Math.min(start, SEGMENTATION_ERROR_FRACTION * RAW_MEAN_MAX_SECONDS * exact[0]!);
+  const knots = new Int32Array(values.length + 1);
+  const expanded = new Float64Array(values.length);
+  const segmentedPrefix = new Float64Array(values.length + 1);
+  for (let e = start; e > floor; e *= ERROR_STEP) {
+    const count = segmentKnots(values, grid.coverage, grid.sectionStarts, e, knots);
+    for (let j = 0; j + 1 < count; j++) {
+      const from = knots[j]!;
+      const to = knots[j + 1]!;
+      expanded.fill((prefix[to]! - prefix[from]!) / (to - from), from, to);
+    }
+    prefixSums(expanded, segmentedPrefix);
+    const segmented = bestMeans(segmentedPrefix, grid.sectionStarts, durations);
+    let kept = true;
+    for (let j = 1; j <= last && kept; j++) kept = Math.abs(segmented[j]! - exact[j]!) <= SEGMENTATION_PROMISE * exact[j]!;
+    if (kept) return e;
+  }
+  return floor;
+}
+
+/** Mean-max at `durations` (s) from prefix sums, one section at a time (NaN where no section lasts that long). */
+export function bestMeans(prefix: Float64Array, sectionStarts: Int32Array, durations: Int32Array): Float64Array {
+  const out = new Float64Array(durations.length);
+  meanMax(prefix, sectionStarts, durations, out, new Int32Array(durations.length));
+  return out;
+}
 
 export interface Segments {
   /** UTC epoch ms at which each segment begins. */
@@ -35,7 +93,7 @@ export function segmentSeries(recorded: RecordedSeries, on: CurveMetric, metrics
   const { grid } = series;
   const cut = metricValues(series, on) ?? new Float64Array(grid.length);
   const knots = new Int32Array(grid.length + 1);
-  const count = segmentKnots(cut, grid.coverage, grid.sectionStarts, SEGMENTATION_ERROR[on], knots);
+  const count = segmentKnots(cut, grid.coverage, grid.sectionStarts, segmentationError(cut, grid, on), knots);
   const rows = Math.max(0, count - 1);
   const segments: Segments = { starts: new Float64Array(rows), durations: new Float64Array(rows), means: new Map() };
   for (let j = 0; j < rows; j++) {

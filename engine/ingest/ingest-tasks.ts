@@ -12,7 +12,7 @@ import { canonicalSport } from '../../domain/sport.js';
 import { analyzeActivity } from '../analysis/activity-analysis.js';
 import { encodeAnalysis } from '../analysis/analysis-codec.js';
 import { canonicalSeries } from '../analysis/canonical-series.js';
-import { indexAtOrAfter, sampleWeights } from '../kernels/summary.js';
+import { indexAtOrAfter, recordingEnd, sampleWeights } from '../kernels/summary.js';
 import { standalone } from '../pool/standalone.js';
 import type { DecodeFileTask, DecodeOutcome, DecodedActivityResult } from '../pool/tasks.js';
 import { encodeSeriesIpc } from './arrow.js';
@@ -57,7 +57,7 @@ function describeActivity(activity: DecodedActivity): DecodedActivityResult {
   return {
     sport: activity.sport,
     start: activity.start,
-    end: activity.end,
+    end: recordingEnd(activity.end), // the last sample holds 1 s, as in the series
     offset: activity.offset,
     samples: n,
     metrics: series.metrics.map((column) => column.name),

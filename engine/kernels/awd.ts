@@ -12,9 +12,23 @@
  * which literally sorts the recorded seconds by intensity and accumulates.
  */
 
-/** Intensity bin of a value ≥ 0: floor(value · resolution), robust to 2.35 · 100 = 234.99999999999997. */
+/**
+ * Parts of a bin an intensity is rounded to before it is binned: 1e-6 bin (1e-6 W, 1e-8 m/s). Far above floating
+ * error (a speed from a distance difference 100 km into a run is off by ~1.2e-11 m/s, 1.2e-9 bin) and far below
+ * any real difference from an edge: a recorded value is cm over ms or whole watts, held over whole ms, so one
+ * that is not on an edge lies at least 1e-4 bin from it.
+ */
+export const BIN_PARTS = 1_000_000;
+
+/**
+ * Intensity bin of a value ≥ 0, in integers: m = round(value · resolution · BIN_PARTS), bin = ⌊m / BIN_PARTS⌋.
+ * "A value exactly on a bin edge belongs to that bin: 1.19 m/s counts at 1.19, whatever floating error the
+ * division left" (ANALYTICS.md §5): 1.1899999999883585 (a distance difference) is bin 119, and so is
+ * 2.35 · 100 = 234.99999999999997 → 235. Exact below 2^53 / BIN_PARTS ≈ 9e9 bins.
+ */
 export function intensityBin(value: number, resolution: number): number {
-  return Math.floor(value * resolution + 1e-9);
+  const parts = Math.round(value * resolution * BIN_PARTS);
+  return (parts - (parts % BIN_PARTS)) / BIN_PARTS;
 }
 
 /** Bins needed for a histogram of these values: the highest bin of a recorded (coverage > 0) second + 1; 0 when none is recorded. */

@@ -10,6 +10,17 @@
  */
 
 export const HOLD_CAP_MS = 5000;
+/**
+ * How long the last sample holds, ms: "the activity's last sample holds 1 s" (canonical.ts), so an activity
+ * ends one second after its last sample and its `duration` is the length of the series the analyses use
+ * (ANALYTICS.md §4: "the activity's duration, its AWD at zero and its segments agree to the second").
+ */
+export const LAST_SAMPLE_HOLD_MS = 1000;
+
+/** The end of an activity whose last sample is at `lastSampleMs` (UTC epoch ms): the end of that sample's hold. */
+export function recordingEnd(lastSampleMs: number): number {
+  return lastSampleMs + LAST_SAMPLE_HOLD_MS;
+}
 export const ALTITUDE_HYSTERESIS_M = 1;
 
 export type Statistic = 'mean' | 'min' | 'max' | 'start' | 'end' | 'sum' | 'gain' | 'loss';
@@ -19,7 +30,7 @@ export function sampleWeights(timestamps: Float64Array): Float64Array {
   const n = timestamps.length;
   const weights = new Float64Array(n);
   for (let i = 0; i < n - 1; i++) weights[i] = Math.min(timestamps[i + 1]! - timestamps[i]!, HOLD_CAP_MS) / 1000;
-  if (n > 0) weights[n - 1] = 1;
+  if (n > 0) weights[n - 1] = LAST_SAMPLE_HOLD_MS / 1000;
   return weights;
 }
 

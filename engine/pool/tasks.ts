@@ -17,7 +17,7 @@ export interface DecodeFileTask {
 /** One activity of a decoded file, with what ingest stores: summary, laps with their statistics, series. */
 export interface DecodedActivityResult {
   sport: string;
-  /** UTC epoch milliseconds. */
+  /** UTC epoch milliseconds: the first sample, and the end of the last one's hold (1 s after it). */
   start: number;
   end: number;
   /** Minutes east of UTC. */
@@ -190,7 +190,7 @@ export interface PoolTasks {
   decodeFile: { task: DecodeFileTask; result: DecodeOutcome };
   encodeSeriesTable: { task: EncodeSeriesTableTask; result: EncodedSeriesTable };
   streamSeriesTable: { task: StreamSeriesTableTask; result: StreamedSeriesTable };
-  analyzeSeries: { task: AnalyzeSeriesTask; result: { analysis: ArrayBuffer } };
+  analyzeSeries: { task: AnalyzeSeriesTask; result: { analysis: ArrayBuffer; end: number | null } };
   activityMeanMax: { task: ActivityMeanMaxTask; result: TableFile };
   activityAwd: { task: ActivityAwdTask; result: TableFile };
   afterBests: { task: AfterBestsTask; result: AfterBests };

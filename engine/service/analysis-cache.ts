@@ -22,7 +22,7 @@ import { mapLimit } from './map-limit.js';
 import { standalone } from '../pool/standalone.js';
 
 /** What the cache reads of an activity record (a longitudinal call reads no more: activity-selection.ts). */
-export type CachedActivity = Pick<ActivityRecord, 'id' | 'user_id' | 'series_key' | 'analysis_key' | 'analysis_version'>;
+export type CachedActivity = Pick<ActivityRecord, 'id' | 'user_id' | 'start' | 'series_key' | 'analysis_key' | 'analysis_version'>;
 
 export interface CacheDeps {
   store: Store;
@@ -188,18 +188,20 @@ function remember(deps: CacheDeps, memoKey: string, bytes: Uint8Array, kind: Par
 /**
  * Computes an activity's cache from its stored series and points the record at it; null without a series.
  * Answers the cache and the key it is stored under (the record names it unless ingest replaced the activity
- * meanwhile; the bytes describe the series read here either way).
+ * meanwhile; the bytes describe the series read here either way). The same write sets the record's `end` and
+ * `duration` from the series as ingest does (an activity stored before its last sample held 1 s gets the
+ * second back when a version change brings its cache up to date).
  */
 export async function refreshAnalysis(deps: CacheDeps, record: CachedActivity, signal: AbortSignal): Promise<{ analysis: ArrayBuffer; key: string } | null> {
   const stored = await deps.store.blobs.get(record.series_key);
   if (stored === null) return null;
   const series = standalone(stored);
-  const { analysis } = await deps.pool.run('analyzeSeries', { series }, { signal, transferList: [series] });
+  const { analysis, end } = await deps.pool.run('analyzeSeries', { series }, { signal, transferList: [series] });
   const key = analysisKey(record.id);
   await deps.store.blobs.put(key, new Uint8Array(analysis), { userId: record.user_id });
   const updated = await deps.store.activities.updateOne(
     { id: record.id, user_id: record.user_id, analysis_key: record.analysis_key ?? null },
-    { set: { analysis_key: key, analysis_version: deps.version ?? ANALYSIS_VERSION } },
+    { set: { analysis_key: key, analysis_version: deps.version ?? ANALYSIS_VERSION, ...(end !== null && { end, duration_s: (end - record.start) / 1000 }) } },
   );
   if (updated === null) await deps.store.blobs.delete(key);
   else if (record.analysis_key) await deps.store.blobs.delete(record.analysis_key);

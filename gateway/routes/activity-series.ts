@@ -13,7 +13,7 @@
  * test/gateway/activity-series.test.ts runs them on the real stack.
  */
 import { z } from 'zod';
-import { DEFAULT_METRICS, METRICS } from '../../engine/contract.js';
+import { DEFAULT_METRICS, METRICS, SEGMENTATION_ALGORITHM } from '../../engine/contract.js';
 import { queryArray, queryString } from '../schemas/query.js';
 import type { RouteTable } from '../route-table.js';
 import { PARQUET_RESPONSE, sendParquet } from '../presenters/parquet.js';
@@ -37,7 +37,7 @@ const DataParams = z.object({ activity_id: z.string().min(1).max(64).describe("T
 
 /** "segmentation_on (power or speed, optional; downsamples with the adaptive intensity segmentation codec)" */
 const segmentationParameter = queryString(z.enum(['power', 'speed'])).optional()
-  .describe('Rows become adaptive intensity segments of this metric (error ≤ 200 J or 2 m on its cumulative curve); duration is then each segment\'s length in seconds');
+  .describe('Rows become adaptive intensity segments of this metric (error on its cumulative curve per activity, at most 200 J or 2 m: mean-max from the rows is within 2 % of the samples\' beyond 20 s; header Threshold-Algorithm: segments/2); duration is then each segment\'s length in seconds');
 
 const DataQuery = z.object({ metrics: metricsParameter, segmentation_on: segmentationParameter });
 
@@ -68,6 +68,7 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
         },
         { ...engineCallOptions(ctx), deadlineMs: LONGITUDINAL_DEADLINE_MS },
       );
+      if (input.segmentation_on) ctx.set('Threshold-Algorithm', SEGMENTATION_ALGORITHM);
       sendParquet(ctx, body);
     },
   );
@@ -84,6 +85,7 @@ export function activitySeriesRoutes(table: RouteTable, deps: GatewayDeps): void
       const body = await activitySeries(
         deps, ctx.state.auth.userId, input.activity_id, { metrics: input.metrics, segmentationOn: input.segmentation_on }, 'PARQUET', engineCallOptions(ctx),
       );
+      if (input.segmentation_on) ctx.set('Threshold-Algorithm', SEGMENTATION_ALGORITHM);
       sendParquet(ctx, body);
     },
   );

@@ -9,7 +9,7 @@
  */
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
-import { MAX_AFTER_STATES } from '../../engine/contract.js';
+import { AWD_ALGORITHM, MAX_AFTER_STATES } from '../../engine/contract.js';
 import { durationsParameter, requestedDurations } from '../schemas/durations.js';
 import type { GatewayDeps } from '../deps.js';
 import { queryArray, queryString } from '../schemas/query.js';
@@ -78,7 +78,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
       method: 'get', path: '/api/v1/activities/longitudinal-accumulated-work-duration', operationId: 'getLongitudinalAccumulatedWorkDuration', tag: 'activities',
       summary: 'In development: accumulated work duration per intensity — max (highest daily AWD), hard, medium, easy (90th, 75th, 50th percentile of daily AWD over training days), seconds',
       auth: 'bearer', scope: 'activities:read', query: LongitudinalAwdQuery,
-      responses: { 200: { description: 'Parquet file, or JSON rows with format=json', mediaType: PARQUET_MEDIA_TYPE } },
+      responses: { 200: { description: `Parquet file, or JSON rows with format=json; header Threshold-Algorithm: ${AWD_ALGORITHM}`, mediaType: PARQUET_MEDIA_TYPE } },
     },
     async function getLongitudinalAccumulatedWorkDuration(ctx) {
       const input = ctx.state.input as z.output<typeof LongitudinalAwdQuery>;
@@ -91,6 +91,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
         },
         engineCallOptions(ctx),
       );
+      ctx.set('Threshold-Algorithm', AWD_ALGORITHM);
       if (input.format === 'json') ctx.body = tableFromIPC(result.data).toArray().map((row) => row.toJSON());
       else sendParquet(ctx, result.data);
     },
@@ -129,6 +130,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
         { user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric ?? '', format: 'PARQUET' },
         engineCallOptions(ctx),
       );
+      ctx.set('Threshold-Algorithm', AWD_ALGORITHM);
       sendParquet(ctx, result.data);
     },
   );

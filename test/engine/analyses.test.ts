@@ -156,15 +156,20 @@ test('a duration between cached grid points is interpolated from each cache; tie
   await store.activities.deleteMany({ user_id: USER, id: { $in: [twinA.id, twinB.id] } });
 });
 
-test('a cache of another algorithm version is recomputed and the old blob deleted', async () => {
+test('a cache of another algorithm version is recomputed and the old blob deleted; the record gets the end and duration of its series', async () => {
   const record = (await store.activities.findOne({ id: rides[2]!.id, user_id: USER }))!;
   const oldKey = record.analysis_key!;
-  await store.activities.updateOne({ user_id: USER, id: record.id }, { set: { analysis_version: ANALYSIS_VERSION - 1 } });
+  // As stored before the last sample held 1 s: the ride ended at its last sample, 3,599 s after its first.
+  const lastSample = record.start + 3599 * 1000;
+  await store.activities.updateOne(
+    { user_id: USER, id: record.id }, { set: { analysis_version: ANALYSIS_VERSION - 1, end: lastSample, duration_s: 3599 } },
+  );
   await table('GetLongitudinalMeanMax', { user_id: USER, sports: ['cycling'], durations: [60] });
   const after = (await store.activities.findOne({ id: record.id, user_id: USER }))!;
   assert.is(after.analysis_version, ANALYSIS_VERSION);
   assert.is.not(after.analysis_key, oldKey);
   assert.is(await store.blobs.get(oldKey), null);
+  assert.equal([after.end, after.duration_s], [lastSample + 1000, 3600], '3,600 samples at 1 Hz last 3,600 s, as their series');
 });
 
 test('curves and histograms read together (the models\' 15-minute rule) compute a stale cache once, and the histogram holds the recorded time', async () => {

@@ -66,7 +66,8 @@ test('decodes a stored CSV source into one activity with its Arrow series', asyn
   const activity = activities[0]!;
   assert.equal(
     { sport: activity.sport, start: activity.start, end: activity.end, offset: activity.offset, samples: activity.samples, metrics: activity.metrics },
-    { sport: 'cycling.road', start: String(T0), end: String(T0 + 1000), offset: 120, samples: '2', metrics: ['power', 'heart_rate'] },
+    // Two samples 1 s apart: the last holds 1 s, so the activity ends 2 s after it starts.
+    { sport: 'cycling.road', start: String(T0), end: String(T0 + 2000), offset: 120, samples: '2', metrics: ['power', 'heart_rate'] },
   );
   const table = tableFromIPC(activity.series);
   const timestamp = table.schema.fields[0]!;

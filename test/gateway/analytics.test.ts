@@ -247,6 +247,34 @@ test('DuckDB reads /longitudinal-accumulated-work-duration as DOUBLE columns hol
   assert.equal(duck.rows, await json.json());
 });
 
+test("4078723797.fit: the activity's duration, its AWD at zero and its segments agree to the second (8,357 s, 8,357 samples at 1 Hz)", async () => {
+  const { id, golden } = ride('4078723797.fit');
+  const details = (await (await stack.get(`/api/v1/activities/${id}`, token)).json()) as { start: string; end: string; duration: string };
+  // The last sample (16:29:19) holds one second, as in the series the analyses use.
+  assert.equal([details.start, details.end, details.duration], ['2019-09-20T14:10:03Z', '2019-09-20T16:29:20Z', 'PT2H19M17S']);
+  assert.is(golden.bins, 8357);
+  const awd = await parquet(`/api/v1/activities/${id}/accumulated-work-duration?metric=power`);
+  assert.is(awd.at(-1)!.duration, 8357, 'AWD at 0 W');
+  const segments = await parquet(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`);
+  assert.is(segments.reduce((sum, row) => sum + (row.duration as number), 0), 8357, 'segment durations');
+});
+
+test('the AWD endpoints and segmented rows name their algorithm version in Threshold-Algorithm; plain samples name none', async () => {
+  const { id } = ride('4078723797.fit');
+  const header = async (url: string) => {
+    const response = await stack.get(url, token);
+    assert.is(response.status, 200, url);
+    await response.arrayBuffer();
+    return response.headers.get('threshold-algorithm');
+  };
+  assert.is(await header(`/api/v1/activities/${id}/accumulated-work-duration`), 'awd/2');
+  assert.is(await header('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01'), 'awd/2');
+  assert.is(await header('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01&format=json'), 'awd/2');
+  assert.is(await header(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`), 'segments/2');
+  assert.is(await header('/api/v1/activities/longitudinal-data?sport=cycling&start=2000-01-01&metrics=power&segmentation_on=speed'), 'segments/2');
+  assert.is(await header(`/api/v1/activities/${id}/data?metrics=power`), null);
+});
+
 test('segmentation_on=power turns /data rows into segments that keep the length and the total work', async () => {
   const { id, golden } = ride('4078723797.fit');
   const rows = await parquet(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`);

@@ -83,7 +83,7 @@ pages('lists the same activities the API lists for the same filters, newest firs
   assert.equal(idsOn(html), await apiIds(''));
   assert.equal(idsOn(html), [ids[2], ids[1], ids[0]]);
   assert.match(html, 'Road cycling');
-  assert.match(html, /class="m dur">1:59</); // the CSV rides' 120 samples span 119 s
+  assert.match(html, /class="m dur">2:00</); // the CSV rides' 120 samples at 1 Hz last 120 s
 
   const filtered = await (await jar.get('/training?sport=cycling&start=2024-05-02&end=2024-05-31')).text();
   assert.equal(idsOn(filtered), await apiIds('sport=cycling&start=2024-05-02&end=2024-05-31'));

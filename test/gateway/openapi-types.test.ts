@@ -144,7 +144,7 @@ types('openapi-typescript generates types a small client compiles against, and t
     const client = (await import(path.join(dir, 'client.mjs'))) as { listActivities: (...args: unknown[]) => Promise<unknown[]>; describe: (activity: unknown) => string };
     const activities = await client.listActivities(stack.baseUrl, token, { limit: 5, sport: ['cycling'] });
     assert.is(activities.length, 1);
-    assert.is(client.describe(activities[0]), 'cycling.road 2024-05-01T05:00:00Z PT1M59S 159.5 W');
+    assert.is(client.describe(activities[0]), 'cycling.road 2024-05-01T05:00:00Z PT2M 159.5 W');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -41,8 +41,9 @@ uploads('answers 202 with one processing source per file, then processes each in
   assert.is(activity.sport, 'cycling.road');
   assert.is(activity.start, '2024-05-01T05:00:00Z');
   assert.is(activity.start_local, '2024-05-01T07:00:00');
-  assert.is(activity.end, '2024-05-01T05:01:59Z');
-  assert.is(activity.duration, 'PT1M59S');
+  // 120 samples at 1 Hz: the last (05:01:59) holds one second, so the ride lasts two minutes.
+  assert.is(activity.end, '2024-05-01T05:02:00Z');
+  assert.is(activity.duration, 'PT2M');
   assert.is(activity.source_id, accepted[0]!.id);
   assert.equal(activity.metrics, ['duration', 'power', 'heart_rate', 'distance']);
   assert.is(activity.summary.power.max, 219);

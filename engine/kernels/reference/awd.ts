@@ -6,9 +6,12 @@
  * milliseconds make every sum exact, so the fast kernel must match it exactly.
  */
 
-/** Intensity bin of a value ≥ 0: floor(value · resolution), robust to 2.35 · 100 = 234.99999999999997. */
+/**
+ * Intensity bin of a value ≥ 0, by decimal text: value · resolution written with 6 decimals (rounded to 1e-6
+ * bin, as ../awd.ts's BIN_PARTS), then its integer digits. "1.19 m/s counts at 1.19" (ANALYTICS.md §5).
+ */
 export function intensityBin(value: number, resolution: number): number {
-  return Math.floor(value * resolution + 1e-9);
+  return Number((value * resolution).toFixed(6).split('.')[0]);
 }
 
 interface RecordedSecond {

@@ -67,6 +67,39 @@ test('bins speed by 0.01 m/s without floating-point loss (2.35 m/s is bin 235)',
   assert.equal([curve[50], curve[51], curve[234], curve[235]], [3000, 2000, 2000, 1000]);
 });
 
+test('bins a speed exactly on a 0.01 m/s edge at that edge, whatever floating error the division left (1.19 m/s counts at 1.19)', () => {
+  // 1.19 m and 7.55 m per second, 100 km into a run: the distance differences the canonical series divides.
+  const at119 = 100_001.26 - 100_000.07;
+  const at755 = 100_007.62 - 100_000.07;
+  assert.ok(at119 < 1.19 && at755 < 7.55, 'the differences fall short of the edge in binary');
+  const values = Float64Array.from([at119, 7.5499999999883585, at755, 1.18999, 1.19 - 1e-7, 2.35, 0.07, 1.19 + 1e-12]);
+  const expected = [119, 755, 755, 118, 118, 235, 7, 119];
+  assert.equal(Array.from(values, (value) => intensityBin(value, 100)), expected, 'fast kernel');
+  assert.equal(Array.from(values, (value) => reference.intensityBin(value, 100)), expected, 'reference twin');
+  const coverage = new Float64Array(values.length).fill(1000);
+  const curve = awdCurve(fast, values, coverage, 100);
+  assert.equal(curve, awdCurve(reference, values, coverage, 100));
+  assert.equal([curve[118], curve[119], curve[120], curve[755]], [7000, 5000, 3000, 2000], '1.19 m/s seconds count at 1.19');
+  // Whole watts held over whole milliseconds: 249.999 W stays at 249, 250 − 1e-12 is 250.
+  assert.equal([intensityBin(249.999, 1), intensityBin(250 - 1e-12, 1), intensityBin(0, 1)], [249, 250, 0]);
+});
+
+test('bins every second of a long GPS ride whose speed sits on an edge at that edge (python-fitparse/nick.fit)', async () => {
+  const decoded = await decodeFit(new Uint8Array(readFileSync(path.join(FIXTURES, 'fit', 'python-fitparse', 'nick.fit'))));
+  const { values, coverage } = canonicalOf(decoded.activities[0]!, 'speed');
+  let onEdge = 0;
+  let wrong = 0;
+  for (let k = 0; k < values.length; k++) {
+    const scaled = values[k]! * 100;
+    if (!(coverage[k]! > 0) || Math.abs(scaled - Math.round(scaled)) > 1e-6) continue;
+    onEdge++;
+    if (intensityBin(values[k]!, 100) !== Math.round(scaled)) wrong++;
+  }
+  assert.ok(onEdge > 100, `${onEdge} seconds on an edge`);
+  assert.is(wrong, 0, 'seconds on an edge binned one bin low');
+  assert.equal(awdCurve(fast, values, coverage, 100), awdCurve(reference, values, coverage, 100));
+});
+
 test('sums in place, and rejects a histogram too short for the values', () => {
   const histogram = Float64Array.from([1, 2, 3]);
   reverseCumulative(histogram, histogram);
