@@ -10,7 +10,7 @@
 import type { RecordedSeries } from '../ingest/series.js';
 import { CANONICAL_DEFAULTS, heldIntegrals } from '../kernels/canonical.js';
 import { segmentKnots, segmentMeans } from '../kernels/segmentation.js';
-import { binInstant, canonicalSeries, CURVE_METRICS, metricValues, type CurveMetric } from './canonical-series.js';
+import { binInstant, canonicalOptions, canonicalSeries, CURVE_METRICS, metricValues, type CurveMetric } from './canonical-series.js';
 
 /**
  * The codec's error bound E on the cumulative curve: J for power, m for speed (ANALYTICS.md §4 "E ≈ 250 J
@@ -29,9 +29,10 @@ export interface Segments {
   means: Map<string, Float64Array>;
 }
 
-export function segmentSeries(recorded: RecordedSeries, on: CurveMetric, metrics: readonly string[]): Segments {
+/** `sport`: the activity's, for the speed cap (ANALYTICS.md §1.3). */
+export function segmentSeries(recorded: RecordedSeries, on: CurveMetric, metrics: readonly string[], sport: string): Segments {
   // The cut metric, and power or speed where they are columns of the table.
-  const series = canonicalSeries(recorded, CURVE_METRICS.filter((metric) => metric === on || metrics.includes(metric)));
+  const series = canonicalSeries(recorded, CURVE_METRICS.filter((metric) => metric === on || metrics.includes(metric)), canonicalOptions(sport));
   const { grid } = series;
   const cut = metricValues(series, on) ?? new Float64Array(grid.length);
   const knots = new Int32Array(grid.length + 1);
