@@ -274,6 +274,13 @@ export interface GetZonesResponse {
 /** The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key. */
 export const MODEL_ALGORITHM = 'ompd/1';
 
+/**
+ * The activity analyses' algorithm version (canonical 1 s series, mean-max, AWD): the `Threshold-Algorithm`
+ * header of the mean-max and AWD endpoints. Always `analysis/<ANALYSIS_VERSION>` (engine/analysis/
+ * activity-analysis.ts, the version that keys the analysis caches; test/gateway/speed-spikes.test.ts checks).
+ */
+export const ANALYSIS_ALGORITHM = 'analysis/3';
+
 /** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
 export const CURVE_QUANTITIES = ['power', 'speed'] as const;
 export const MAP_QUANTITIES = ['power', 'speed', 'heart_rate', 'vo2'] as const;

@@ -4,12 +4,15 @@
  * validates (every problem a 422 in the interface's shape), checks ownership where an activity is named,
  * and relays one engine call; the engine computes and writes the Parquet in its worker pool.
  *
+ * Every answer names the algorithm version of the numbers (`Threshold-Algorithm: analysis/<n>`, the
+ * version of the canonical series and kernels that key the engine's analysis caches).
+ *
  * The fixed `/activities/longitudinal-…` paths are registered before `activityByIdRoutes`
  * (routes/index.ts). test/gateway/analytics.test.ts runs them on the real stack.
  */
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
-import { MAX_AFTER_STATES } from '../../engine/contract.js';
+import { ANALYSIS_ALGORITHM, MAX_AFTER_STATES } from '../../engine/contract.js';
 import { durationsParameter, requestedDurations } from '../schemas/durations.js';
 import type { GatewayDeps } from '../deps.js';
 import { queryArray, queryString } from '../schemas/query.js';
@@ -69,6 +72,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
         { sports, metric: input.metric, start: range.start, end: range.end, durations: requestedDurations(input.durations), after: input.after ?? [] },
         'PARQUET', engineCallOptions(ctx),
       );
+      ctx.set('Threshold-Algorithm', ANALYSIS_ALGORITHM);
       sendParquet(ctx, data);
     },
   );
@@ -91,6 +95,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
         },
         engineCallOptions(ctx),
       );
+      ctx.set('Threshold-Algorithm', ANALYSIS_ALGORITHM);
       if (input.format === 'json') ctx.body = tableFromIPC(result.data).toArray().map((row) => row.toJSON());
       else sendParquet(ctx, result.data);
     },
@@ -111,6 +116,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
       const data = await activityMeanMax(
         deps, ctx.state.auth.userId, input.activity_id, { metric: input.metric, durations: requestedDurations(input.durations) }, 'PARQUET', engineCallOptions(ctx),
       );
+      ctx.set('Threshold-Algorithm', ANALYSIS_ALGORITHM);
       sendParquet(ctx, data);
     },
   );
@@ -129,6 +135,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
         { user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric ?? '', format: 'PARQUET' },
         engineCallOptions(ctx),
       );
+      ctx.set('Threshold-Algorithm', ANALYSIS_ALGORITHM);
       sendParquet(ctx, result.data);
     },
   );

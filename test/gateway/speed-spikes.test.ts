@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
+import { ANALYSIS_VERSION } from '../../engine/analysis/activity-analysis.js';
 import { FIT_FIXTURES } from '../support/fit-corpus.js';
 import { startStack, type TestStack } from '../support/stack.js';
 import { settled, upload, type SourceBody } from '../support/uploads.js';
@@ -64,6 +65,22 @@ test('a run with a speed channel serves the watch\'s speeds: 1 s best 5.222 m/s 
   near(after[0]!.speed, CHANNEL_MAX, 'after 0 m');
   const segments = await parquet(`/api/v1/activities/${id}/data?metrics=speed&segmentation_on=speed`);
   assert.ok(segments.length > 1 && segments.every((row) => (row.speed as number) <= CHANNEL_MAX + 1e-9), 'no segment faster than the watch');
+});
+
+test('the analysis endpoints name the version of the rule behind their numbers: Threshold-Algorithm analysis/<ANALYSIS_VERSION>', async () => {
+  const id = await ingest('header.csv', 'timestamp,sport,distance\n2024-06-01T07:00:00Z,running,0\n2024-06-01T07:00:01Z,running,3\n');
+  const urls = [
+    `/api/v1/activities/${id}/mean-max?metric=speed`,
+    `/api/v1/activities/${id}/accumulated-work-duration`,
+    '/api/v1/activities/longitudinal-mean-max?sport=running&metric=speed&start=2024-06-01',
+    '/api/v1/activities/longitudinal-accumulated-work-duration?start=2024-06-01&format=json',
+  ];
+  for (const url of urls) {
+    const response = await stack.get(url, token);
+    assert.is(response.status, 200, url);
+    assert.is(response.headers.get('threshold-algorithm'), `analysis/${ANALYSIS_VERSION}`, url);
+    await response.arrayBuffer();
+  }
 });
 
 test('a CSV run without a speed channel has a 3 s distance jump at 15 m/s held to the foot cap (11 m/s); another sport\'s cap is 60 m/s', async () => {
