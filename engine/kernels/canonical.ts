@@ -10,7 +10,8 @@
  *    section has its own grid, anchored at its first sample's second, and no window spans a split.
  * 3. A missing power value inside recording is 0. Speed comes from the device's speed channel when the
  *    series has one, otherwise from the cumulative distance with GPS spikes removed (see canonicalSpeed).
- *    Speeds are rounded to 1e-9 m/s (SPEED_STEPS_PER_MPS) so floating error never moves a value across a 0.01 m/s bin.
+ *    Speeds are rounded to 1e-9 m/s (SPEED_STEPS_PER_MPS) so floating error never moves a value across
+ *    a 0.01 m/s bin.
  * 4. Negative power is clamped to 0; power above `maxPowerW` is a spike and counts as 0. Speed above the
  *    sport's cap `maxSpeedMps` is a spike too: it would otherwise dominate every curve and size the AWD
  *    histogram (0.01 m/s bins) beyond memory.
@@ -20,7 +21,8 @@
  * bins run to the end of its last sample's hold, rounded up to the whole second. Each bin adds, per sample,
  * value × overlap / 1000 (value·s), so a 1 Hz series on whole seconds maps to itself exactly.
  * Every function is O(n + bins); heldIntegrals and canonicalPower allocate nothing, canonicalSpeed a
- * per-sample array (and two per-bin arrays for distance), canonicalGrid the grid it returns. Not here: resampling other metrics (callers use heldIntegrals), windows and analyses.
+ * per-sample array (and two per-bin arrays for distance), canonicalGrid the grid it returns. Not here:
+ * resampling other metrics (callers use heldIntegrals), windows and analyses.
  * Reference twin: reference/canonical.ts (per bin, the overlaps of the holds it intersects, in sample
  * order, so results are bit-identical); test/engine/kernels/canonical.test.ts keeps both honest.
  */
@@ -36,8 +38,8 @@ export interface CanonicalOptions {
   maxSpeedMps: number;
   /**
    * Fastest change of speed an athlete makes, m/s²: a distance-derived 1 s bin further than this × 1 s
-   * from the median of its neighbours left their range and came back faster than any athlete accelerates
-   * (§1.3), so it is a GPS spike.
+   * from the median of the bins around it left their range and came back faster than any athlete
+   * accelerates (§1.3), so it is a GPS spike (removeSpikes).
    */
   maxAccelerationMps2: number;
 }
@@ -51,9 +53,10 @@ export interface CanonicalOptions {
 export const SPEED_CAPS_MPS = { foot: 11, cycling: 30, other: 60 } as const;
 
 /**
- * Distance-derived speed only (the device's channel is already filtered, §1.3). 3 m/s²: beyond the first
- * strides a runner gains well under 3 m/s per second, a rider under 2; braking is not an out-and-back.
- * The window: up to SPIKE_NEIGHBOURS fully recorded bins on each side, within the section.
+ * The spike filter of distance-derived speed (removeSpikes; the device's channel is already filtered,
+ * §1.3) looks this many bins to each side, within the section: a two-bin jump is still a minority of the
+ * five. Its threshold, maxAccelerationMps2 = 3 m/s²: beyond the first strides a runner gains well under
+ * 3 m/s per second, a rider under 2, and up-then-down within a second or two is no braking either.
  */
 export const SPIKE_NEIGHBOURS = 2;
 
@@ -164,9 +167,9 @@ export function canonicalPower(timestamps: Float64Array, power: Float64Array, gr
  * - Otherwise the cumulative distance (at least two values), made monotone with a running max (missing
  *   values skipped): for consecutive samples i < j that carry distance and lie at most holdCapMs apart,
  *   every sample in [i, j) gets (D_j − D_i) / (t_j − t_i), so a window's mean speed is its distance
- *   difference over its duration; every other sample's speed is unknown and counts as 0. Held and binned, then GPS spikes are removed
- *   (removeSpikes): a bin above the cap, or a fully recorded bin more than maxAccelerationMps2 × 1 s from
- *   the median of its neighbours, takes that median.
+ *   difference over its duration; every other sample's speed is unknown and counts as 0. Held and
+ *   binned, then GPS spikes are removed (removeSpikes): a bin above the cap, or a fully known bin more
+ *   than maxAccelerationMps2 × 1 s from the median of the ±SPIKE_NEIGHBOURS s around it, takes that median.
  * - Neither: 0. Unheld time is 0. Every value is rounded to 1e-9 m/s.
  * Allocates one per-sample array and, for distance, two per-bin arrays.
  */
@@ -233,7 +236,7 @@ export function roundSpeed(mps: number): number {
 }
 
 /**
- * GPS spikes of distance-derived speed (§1.3), in place; `original` is a copy of `values` the tests read,
+ * GPS spikes of distance-derived speed (§1.3), in place; `original` is a copy of `values` the filter reads,
  * so the result does not depend on the order bins are visited. `known[k]`: seconds of bin k held by
  * samples with a derived speed (a sample without a distance pair, before a pause or at the end, holds an
  * unknown speed that counts as 0 but is no evidence). Bin k's window is symmetric: radius r =
