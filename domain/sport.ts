@@ -129,6 +129,15 @@ export function sportStorePrefix(filter: string): string | null {
   return parseCanonicalSport(filter)?.code ?? null;
 }
 
+/** Roots of the foot sports: the OST's, and roots a newer taxonomy or a source may send. */
+const FOOT_ROOTS: ReadonlySet<string> = new Set(['running', 'walking', 'hiking', 'trail_running', 'mountaineering', 'snowshoeing', 'orienteering']);
+
+/** True for a foot sport (its root is one of FOOT_ROOTS): pages show pace, speed has the foot cap. */
+export function isFootSport(sport: string): boolean {
+  const root = rootSport(sport);
+  return root !== null && FOOT_ROOTS.has(root);
+}
+
 /** The top-level sport of a sport: its first code segment, no modifiers (`only_root`). Null when malformed. */
 export function rootSport(sport: string): string | null {
   const parsed = parseCanonicalSport(sport);

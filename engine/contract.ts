@@ -278,16 +278,17 @@ export interface GetZonesResponse {
 export const MODEL_ALGORITHM = 'ompd/2';
 
 /**
- * The AWD tables' algorithm version, the `Threshold-Algorithm` header of both AWD endpoints (ANALYTICS.md §5).
- * 1: bins by floor(value · resolution + 1e-9); 2: bins in integers, a value on a 0.01 m/s edge counts at it.
- */
-export const AWD_ALGORITHM = 'awd/2';
-
-/**
  * Segmented rows' algorithm version, the `Threshold-Algorithm` header of /data and /longitudinal-data with
  * `segmentation_on` (ANALYTICS.md §4). 1: a fixed error bound of 200 J or 2 m; 2: the bound per activity.
  */
 export const SEGMENTATION_ALGORITHM = 'segments/2';
+
+/**
+ * The activity analyses' algorithm version (canonical 1 s series, mean-max, AWD): the `Threshold-Algorithm`
+ * header of the mean-max and AWD endpoints. Always `analysis/<ANALYSIS_VERSION>` (engine/analysis/
+ * activity-analysis.ts, the version that keys the analysis caches; test/gateway/speed-spikes.test.ts checks).
+ */
+export const ANALYSIS_ALGORITHM = 'analysis/3';
 
 /** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
 export const CURVE_QUANTITIES = ['power', 'speed'] as const;

@@ -16,7 +16,9 @@ import { meanMaxCurve, prefixOf } from './curves.js';
  * Bump when the canonical series, the mean-max or the AWD kernels, the grid or the stored layout change:
  * every cache is recomputed (at engine start and whenever a stale one is read). 1: the THA1 layout (36 KB
  * for a two-hour ride); 2: THA2, the same numbers in about 5 KB; 3: AWD bins in integers, a speed on a 0.01 m/s
- * edge counts at that edge (kernels/awd.ts intensityBin).
+ * edge counts at that edge (kernels/awd.ts intensityBin), and speed from the device's speed channel when the
+ * series has one, else distance with GPS spikes removed, capped per sport, rounded to 1e-9 m/s (ANALYTICS.md
+ * §1.3; it was distance-derived speed with its jumps).
  */
 export const ANALYSIS_VERSION = 3;
 

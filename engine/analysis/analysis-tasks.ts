@@ -16,21 +16,21 @@ import type {
 import { awdRows, longitudinalAwdRows } from './accumulated-work.js';
 import { analyzeActivity, AWD_RESOLUTION, histogramOf } from './activity-analysis.js';
 import { encodeAnalysis } from './analysis-codec.js';
-import { canonicalSeries, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
+import { canonicalOptions, canonicalSeries, CURVE_METRICS, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
 import { afterCurves, emptyBest, foldCurve, meanMaxCurve, prefixOf, type BestCurve, type MetricCurve } from './curves.js';
 import { resultTable, type Column, type ResultTable } from './tables.js';
 
 /** The activity's cache, from its stored series, and where the activity ends (recordingEnd of its last sample; null without samples). */
 export function analyzeSeries(task: AnalyzeSeriesTask): { analysis: ArrayBuffer; end: number | null } {
   const recorded = decodeSeriesIpc(new Uint8Array(task.series));
-  const analysis = encodeAnalysis(analyzeActivity(canonicalSeries(recorded)));
+  const analysis = encodeAnalysis(analyzeActivity(canonicalSeries(recorded, CURVE_METRICS, canonicalOptions(task.sport))));
   const n = recorded.timestamps.length;
   return { analysis: standalone(analysis), end: n > 0 ? recordingEnd(recorded.timestamps[n - 1]!) : null };
 }
 
 /** One activity's curve, exact at every requested duration ("for a single activity compute them exactly"). */
 export function activityMeanMax(task: ActivityMeanMaxTask): TableFile {
-  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)), [task.metric]);
+  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)), [task.metric], canonicalOptions(task.sport));
   const values = metricValues(series, task.metric);
   // "A metric the activity does not have gives an empty table, not an error."
   const curve = values === null ? emptyCurve() : meanMaxCurve(series, prefixOf(values), task.durations ?? fullGrid(longestSection(series.grid)));
@@ -39,7 +39,7 @@ export function activityMeanMax(task: ActivityMeanMaxTask): TableFile {
 
 /** One activity's AWD table, highest intensity first. */
 export function activityAwd(task: ActivityAwdTask): TableFile {
-  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)), [task.metric]);
+  const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)), [task.metric], canonicalOptions(task.sport));
   const values = metricValues(series, task.metric);
   const histogram = values === null ? new Float64Array(0) : histogramOf(values, series.grid.coverage, AWD_RESOLUTION[task.metric]);
   const rows = awdRows(histogram, AWD_RESOLUTION[task.metric]);
@@ -57,7 +57,7 @@ export function afterBests(task: AfterBestsTask): AfterBests {
   const states = task.thresholds.length;
   const bests = Array.from({ length: states }, () => emptyBest(task.durations));
   task.series.forEach((bytes, holder) => {
-    const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(bytes)), [task.metric]);
+    const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(bytes)), [task.metric], canonicalOptions(task.sports[holder]!));
     const values = metricValues(series, task.metric);
     if (values === null) return;
     afterCurves(series, prefixOf(values), task.durations, task.thresholds).forEach((curve, state) => {

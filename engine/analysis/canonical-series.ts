@@ -2,10 +2,10 @@
  * An activity's recorded series → its canonical 1 s power and speed (ANALYTICS.md §1), the input of
  * every curve, histogram and segmentation. Cold code around the kernels in engine/kernels/canonical.ts.
  */
-import { rootSport } from '../../domain/sport.js';
+import { isFootSport, rootSport } from '../../domain/sport.js';
 import type { RecordedSeries, SeriesMetric } from '../ingest/series.js';
 import {
-  CANONICAL_DEFAULTS, canonicalGrid, canonicalPower, canonicalSpeed, type CanonicalGrid, type CanonicalOptions,
+  CANONICAL_DEFAULTS, canonicalGrid, canonicalPower, canonicalSpeed, SPEED_CAPS_MPS, type CanonicalGrid, type CanonicalOptions,
 } from '../kernels/canonical.js';
 
 /** The metrics curves are computed for: W, or m/s. */
@@ -17,11 +17,20 @@ export interface CanonicalSeries {
   grid: CanonicalGrid;
   /** W per second; null when the activity has no power value. */
   power: Float64Array | null;
-  /** m/s per second, from distance where it can; null when the activity has neither speed nor distance. */
+  /** m/s per second, from the speed channel, else despiked distance; null when the activity has neither. */
   speed: Float64Array | null;
 }
 
-/** The grid and the canonical values of `metrics` (both by default; one that is not asked for is null). */
+/** The canonical options of an activity of `sport`: §1.3 "the sport's physical cap" for speed. */
+export function canonicalOptions(sport: string): CanonicalOptions {
+  const cap = isFootSport(sport) ? SPEED_CAPS_MPS.foot : rootSport(sport) === 'cycling' ? SPEED_CAPS_MPS.cycling : SPEED_CAPS_MPS.other;
+  return { ...CANONICAL_DEFAULTS, maxSpeedMps: cap };
+}
+
+/**
+ * The grid and the canonical values of `metrics` (both by default; one that is not asked for is null).
+ * `options`: canonicalOptions(the activity's sport); the defaults hold speed to the cap of other sports.
+ */
 export function canonicalSeries(
   recorded: RecordedSeries, metrics: readonly CurveMetric[] = CURVE_METRICS, options: CanonicalOptions = CANONICAL_DEFAULTS,
 ): CanonicalSeries {

@@ -13,7 +13,7 @@ import { CANONICAL_DEFAULTS, heldIntegrals, type CanonicalGrid } from '../kernel
 import { meanMax, prefixSums } from '../kernels/mean-max.js';
 import { segmentKnots, segmentMeans } from '../kernels/segmentation.js';
 import { prefixOf } from './curves.js';
-import { binInstant, canonicalSeries, CURVE_METRICS, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
+import { binInstant, canonicalOptions, canonicalSeries, CURVE_METRICS, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
 
 /**
  * The cap of the codec's error bound E on the cumulative curve: J for power, m for speed. It keeps the rows
@@ -87,9 +87,10 @@ export interface Segments {
   means: Map<string, Float64Array>;
 }
 
-export function segmentSeries(recorded: RecordedSeries, on: CurveMetric, metrics: readonly string[]): Segments {
+/** `sport`: the activity's, for the speed cap (ANALYTICS.md §1.3). */
+export function segmentSeries(recorded: RecordedSeries, on: CurveMetric, metrics: readonly string[], sport: string): Segments {
   // The cut metric, and power or speed where they are columns of the table.
-  const series = canonicalSeries(recorded, CURVE_METRICS.filter((metric) => metric === on || metrics.includes(metric)));
+  const series = canonicalSeries(recorded, CURVE_METRICS.filter((metric) => metric === on || metrics.includes(metric)), canonicalOptions(sport));
   const { grid } = series;
   const cut = metricValues(series, on) ?? new Float64Array(grid.length);
   const knots = new Int32Array(grid.length + 1);

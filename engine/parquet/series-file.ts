@@ -21,7 +21,7 @@ export function encodeSeriesFile(task: EncodeSeriesTableTask): EncodedSeriesTabl
   const bytes = new Uint8Array(task.series);
   const stored = tableFromIPC(bytes);
   const layout = seriesLayout(task.metrics, { activityColumns: false });
-  const batches = tableBatches(bytes, stored, layout, { id: task.activityId, sport: '', offset: task.offset }, task.segmentation);
+  const batches = tableBatches(bytes, stored, layout, { id: task.activityId, sport: task.sport, offset: task.offset }, task.segmentation);
   const rows = batches.reduce((sum, batch) => sum + batch.numRows, 0);
   const data = standalone(encodeTableFile(layout.schema, batches, task.format));
   return { data, rows, metrics: layout.metrics };
@@ -51,5 +51,5 @@ export async function streamSeriesFile(task: StreamSeriesTableTask): Promise<Str
 /** One activity's rows: its samples, or its adaptive segments on `segmentation`. */
 function tableBatches(bytes: Uint8Array, stored: Table, layout: SeriesLayout, activity: SeriesActivity, segmentation: CurveMetric | null): RecordBatch[] {
   if (segmentation === null) return seriesBatches(stored, layout, activity);
-  return segmentBatches(segmentSeries(decodeSeriesIpc(bytes), segmentation, layout.metrics), layout, activity);
+  return segmentBatches(segmentSeries(decodeSeriesIpc(bytes), segmentation, layout.metrics, activity.sport), layout, activity);
 }

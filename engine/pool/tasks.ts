@@ -55,6 +55,8 @@ export interface EncodeSeriesTableTask {
   offset: number;
   /** For messages. */
   activityId: string;
+  /** The activity's sport: picks the speed cap of the canonical series (ANALYTICS.md §1.3). */
+  sport: string;
   format: TableFileFormat;
   /** Rows are adaptive segments on this metric's cumulative curve instead of samples; null = every sample. */
   segmentation: CurveMetric | null;
@@ -101,11 +103,15 @@ export interface TableFile {
 export interface AnalyzeSeriesTask {
   /** Stored series (Arrow IPC), transferred. */
   series: ArrayBuffer;
+  /** The activity's sport: picks the speed cap of the canonical series (ANALYTICS.md §1.3). */
+  sport: string;
 }
 
 /** activityMeanMax: one activity's curve, exact at each duration. */
 export interface ActivityMeanMaxTask {
   series: ArrayBuffer;
+  /** The activity's sport: picks the speed cap of the canonical series (ANALYTICS.md §1.3). */
+  sport: string;
   metric: CurveMetric;
   /** Ascending, distinct seconds; null = the full grid up to the activity's longest section. */
   durations: Int32Array | null;
@@ -115,6 +121,8 @@ export interface ActivityMeanMaxTask {
 /** activityAwd: one activity's AWD table. */
 export interface ActivityAwdTask {
   series: ArrayBuffer;
+  /** The activity's sport: picks the speed cap of the canonical series (ANALYTICS.md §1.3). */
+  sport: string;
   metric: CurveMetric;
   format: TableFileFormat;
 }
@@ -129,6 +137,8 @@ export interface ActivityLabel {
 export interface AfterBestsTask {
   /** Stored series, oldest first, transferred. */
   series: ArrayBuffer[];
+  /** Each series' activity sport (the speed cap, ANALYTICS.md §1.3). */
+  sports: string[];
   metric: CurveMetric;
   /** Ascending, distinct seconds. */
   durations: Int32Array;

@@ -40,7 +40,7 @@ export function getActivitySeries(deps: SeriesDeps) {
     signal.throwIfAborted();
     const table = await deps.pool.run(
       'encodeSeriesTable',
-      { series, metrics, offset: record.offset, activityId, format, segmentation },
+      { series, metrics, offset: record.offset, activityId, sport: record.sport, format, segmentation },
       { signal, transferList: [series] },
     );
     await writeChunks(sink, table.data);

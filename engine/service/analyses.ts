@@ -51,7 +51,7 @@ export function getMeanMax(deps: AnalysisDeps) {
     const format = tableFormat(request.format);
     const series = await storedSeries(deps.store, record, subsystem);
     signal.throwIfAborted();
-    return tableMessage(await deps.pool.run('activityMeanMax', { series, metric, durations, format }, { signal, transferList: [series] }));
+    return tableMessage(await deps.pool.run('activityMeanMax', { series, sport: record.sport, metric, durations, format }, { signal, transferList: [series] }));
   };
 }
 
@@ -64,7 +64,7 @@ export function getAccumulatedWorkDuration(deps: AnalysisDeps) {
     const format = tableFormat(request.format);
     const series = await storedSeries(deps.store, record, subsystem);
     signal.throwIfAborted();
-    return tableMessage(await deps.pool.run('activityAwd', { series, metric, format }, { signal, transferList: [series] }));
+    return tableMessage(await deps.pool.run('activityAwd', { series, sport: record.sport, metric, format }, { signal, transferList: [series] }));
   };
 }
 
@@ -170,7 +170,8 @@ async function afterBestsOf(
     });
     signal.throwIfAborted();
     const series = found.map((entry) => entry.series);
-    const bests = await deps.pool.run('afterBests', { series, metric, durations, thresholds }, { signal, transferList: series });
+    const sports = found.map((entry) => entry.record.sport);
+    const bests = await deps.pool.run('afterBests', { series, sports, metric, durations, thresholds }, { signal, transferList: series });
     return { records: found.map((entry) => entry.record), bests };
   });
   for (const { records: batchRecords, bests } of results) {

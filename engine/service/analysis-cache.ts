@@ -22,7 +22,7 @@ import { mapLimit } from './map-limit.js';
 import { standalone } from '../pool/standalone.js';
 
 /** What the cache reads of an activity record (a longitudinal call reads no more: activity-selection.ts). */
-export type CachedActivity = Pick<ActivityRecord, 'id' | 'user_id' | 'start' | 'series_key' | 'analysis_key' | 'analysis_version'>;
+export type CachedActivity = Pick<ActivityRecord, 'id' | 'user_id' | 'start' | 'sport' | 'series_key' | 'analysis_key' | 'analysis_version'>;
 
 export interface CacheDeps {
   store: Store;
@@ -196,7 +196,7 @@ export async function refreshAnalysis(deps: CacheDeps, record: CachedActivity, s
   const stored = await deps.store.blobs.get(record.series_key);
   if (stored === null) return null;
   const series = standalone(stored);
-  const { analysis, end } = await deps.pool.run('analyzeSeries', { series }, { signal, transferList: [series] });
+  const { analysis, end } = await deps.pool.run('analyzeSeries', { series, sport: record.sport }, { signal, transferList: [series] });
   const key = analysisKey(record.id);
   await deps.store.blobs.put(key, new Uint8Array(analysis), { userId: record.user_id });
   const updated = await deps.store.activities.updateOne(

@@ -4,12 +4,15 @@
  * validates (every problem a 422 in the interface's shape), checks ownership where an activity is named,
  * and relays one engine call; the engine computes and writes the Parquet in its worker pool.
  *
+ * Every answer names the algorithm version of the numbers (`Threshold-Algorithm: analysis/<n>`, the
+ * version of the canonical series and kernels that key the engine's analysis caches).
+ *
  * The fixed `/activities/longitudinal-…` paths are registered before `activityByIdRoutes`
  * (routes/index.ts). test/gateway/analytics.test.ts runs them on the real stack.
  */
 import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
-import { AWD_ALGORITHM, MAX_AFTER_STATES } from '../../engine/contract.js';
+import { ANALYSIS_ALGORITHM, MAX_AFTER_STATES } from '../../engine/contract.js';
 import { durationsParameter, requestedDurations } from '../schemas/durations.js';
 import type { GatewayDeps } from '../deps.js';
 import { queryArray, queryString } from '../schemas/query.js';
@@ -69,6 +72,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
         { sports, metric: input.metric, start: range.start, end: range.end, durations: requestedDurations(input.durations), after: input.after ?? [] },
         'PARQUET', engineCallOptions(ctx),
       );
+      ctx.set('Threshold-Algorithm', ANALYSIS_ALGORITHM);
       sendParquet(ctx, data);
     },
   );
@@ -78,7 +82,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
       method: 'get', path: '/api/v1/activities/longitudinal-accumulated-work-duration', operationId: 'getLongitudinalAccumulatedWorkDuration', tag: 'activities',
       summary: 'In development: accumulated work duration per intensity — max (highest daily AWD), hard, medium, easy (90th, 75th, 50th percentile of daily AWD over training days), seconds',
       auth: 'bearer', scope: 'activities:read', query: LongitudinalAwdQuery,
-      responses: { 200: { description: `Parquet file, or JSON rows with format=json; header Threshold-Algorithm: ${AWD_ALGORITHM}`, mediaType: PARQUET_MEDIA_TYPE } },
+      responses: { 200: { description: `Parquet file, or JSON rows with format=json; header Threshold-Algorithm: ${ANALYSIS_ALGORITHM}`, mediaType: PARQUET_MEDIA_TYPE } },
     },
     async function getLongitudinalAccumulatedWorkDuration(ctx) {
       const input = ctx.state.input as z.output<typeof LongitudinalAwdQuery>;
@@ -91,7 +95,7 @@ export function analyticsRoutes(table: RouteTable, deps: GatewayDeps): void {
         },
         engineCallOptions(ctx),
       );
-      ctx.set('Threshold-Algorithm', AWD_ALGORITHM);
+      ctx.set('Threshold-Algorithm', ANALYSIS_ALGORITHM);
       if (input.format === 'json') ctx.body = tableFromIPC(result.data).toArray().map((row) => row.toJSON());
       else sendParquet(ctx, result.data);
     },
@@ -112,6 +116,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
       const data = await activityMeanMax(
         deps, ctx.state.auth.userId, input.activity_id, { metric: input.metric, durations: requestedDurations(input.durations) }, 'PARQUET', engineCallOptions(ctx),
       );
+      ctx.set('Threshold-Algorithm', ANALYSIS_ALGORITHM);
       sendParquet(ctx, data);
     },
   );
@@ -130,7 +135,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
         { user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric ?? '', format: 'PARQUET' },
         engineCallOptions(ctx),
       );
-      ctx.set('Threshold-Algorithm', AWD_ALGORITHM);
+      ctx.set('Threshold-Algorithm', ANALYSIS_ALGORITHM);
       sendParquet(ctx, result.data);
     },
   );

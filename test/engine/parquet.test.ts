@@ -63,7 +63,7 @@ function ride(): RecordedSeries {
 
 async function encode(series: RecordedSeries, metrics: string[], offset: number, format: TableFileFormat = 'parquet') {
   const buffer = standalone(encodeSeriesIpc(series));
-  const result = await pool.run('encodeSeriesTable', { series: buffer, metrics, offset, activityId: 'a1', format, segmentation: null }, { transferList: [buffer] });
+  const result = await pool.run('encodeSeriesTable', { series: buffer, metrics, offset, activityId: 'a1', sport: 'cycling', format, segmentation: null }, { transferList: [buffer] });
   assert.is(buffer.byteLength, 0, 'the series was transferred to the worker, not copied');
   return result;
 }

@@ -5,7 +5,7 @@
  * ends, which rise because holds never overlap), in sample order. The fast kernel walks samples instead of
  * bins but adds each bin's terms in the same order with the same expression, so results are bit-identical.
  */
-import { CANONICAL_DEFAULTS, type CanonicalGrid, type CanonicalOptions } from '../canonical.js';
+import { CANONICAL_DEFAULTS, FULLY_KNOWN_S, SPEED_STEPS_PER_MPS, SPIKE_NEIGHBOURS, type CanonicalGrid, type CanonicalOptions } from '../canonical.js';
 
 interface Section {
   /** First and last sample index, inclusive. */
@@ -125,27 +125,56 @@ export function canonicalSpeed(
   out: Float64Array,
 ): void {
   const n = timestamps.length;
-  const channel = (i: number): number => {
-    const value = speed === null ? NaN : speed[i]!;
-    return Number.isNaN(value) || value < 0 || value > options.maxSpeedMps ? 0 : value;
-  };
-  const hasDistance = (i: number): boolean => distance !== null && !Number.isNaN(distance[i]!);
-  const present = distance === null ? 0 : distance.filter((metres) => !Number.isNaN(metres)).length;
-  // Monotone distance: the largest value recorded so far.
-  const monotone: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const before = i === 0 ? -Infinity : monotone[i - 1]!;
-    monotone.push(hasDistance(i) ? Math.max(before, distance![i]!) : before);
-  }
   const perSample = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    let i = k; // the last sample at or before k with a distance
-    while (i >= 0 && !hasDistance(i)) i--;
-    let j = k + 1; // the first sample after k with a distance
-    while (j < n && !hasDistance(j)) j++;
-    const bridged = present >= 2 && i >= 0 && j < n && timestamps[j]! - timestamps[i]! <= options.holdCapMs;
-    const derived = bridged ? ((monotone[j]! - monotone[i]!) / (timestamps[j]! - timestamps[i]!)) * 1000 : 0;
-    perSample[k] = !bridged ? channel(k) : derived > options.maxSpeedMps ? 0 : derived; // a spike is 0
+  // The device's channel when it ever reads above 0.
+  const fromChannel = speed !== null && speed.some((value) => value > 0);
+  if (fromChannel) {
+    for (let i = 0; i < n; i++) {
+      const value = speed[i]!;
+      perSample[i] = Number.isNaN(value) || value <= 0 || value > options.maxSpeedMps ? 0 : value;
+    }
+  } else if (distance !== null) {
+    const hasDistance = (i: number): boolean => !Number.isNaN(distance[i]!);
+    // Monotone distance: the largest value recorded so far.
+    const monotone: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const before = i === 0 ? -Infinity : monotone[i - 1]!;
+      monotone.push(hasDistance(i) ? Math.max(before, distance[i]!) : before);
+    }
+    for (let k = 0; k < n; k++) {
+      let i = k; // the last sample at or before k with a distance
+      while (i >= 0 && !hasDistance(i)) i--;
+      let j = k + 1; // the first sample after k with a distance
+      while (j < n && !hasDistance(j)) j++;
+      const bridged = i >= 0 && j < n && timestamps[j]! - timestamps[i]! <= options.holdCapMs;
+      perSample[k] = bridged ? ((monotone[j]! - monotone[i]!) / (timestamps[j]! - timestamps[i]!)) * 1000 : NaN; // NaN: unknown
+    }
   }
-  heldIntegrals(timestamps, perSample, grid, options, true, out, null);
+  if (fromChannel || distance === null) {
+    heldIntegrals(timestamps, perSample, grid, options, true, out, null);
+  } else {
+    const known = new Float64Array(grid.length);
+    heldIntegrals(timestamps, perSample, grid, options, false, out, known);
+    const original = Array.from(out);
+    const full = (bin: number) => known[bin]! >= FULLY_KNOWN_S;
+    for (let s = 0; s + 1 < grid.sectionStarts.length; s++) {
+      const first = grid.sectionStarts[s]!;
+      const end = grid.sectionStarts[s + 1]!;
+      for (let k = first; k < end; k++) {
+        const radius = Math.min(SPIKE_NEIGHBOURS, k - first, end - 1 - k);
+        const window: number[] = [];
+        for (let j = k - radius; j <= k + radius; j++) {
+          if (full(j) && original[j]! <= options.maxSpeedMps) window.push(original[j]!);
+        }
+        window.sort((x, y) => x - y);
+        const half = Math.floor(window.length / 2);
+        const median = window.length === 0 ? 0 : window.length % 2 === 1 ? window[half]! : (window[half - 1]! + window[half]!) / 2;
+        const value = original[k]!;
+        const aboveCap = value > options.maxSpeedMps;
+        const outAndBack = full(k) && window.length >= 3 && Math.abs(value - median) > options.maxAccelerationMps2;
+        if (aboveCap || outAndBack) out[k] = median;
+      }
+    }
+  }
+  for (let k = 0; k < out.length; k++) out[k] = Math.round(out[k]! * SPEED_STEPS_PER_MPS) / SPEED_STEPS_PER_MPS;
 }

@@ -6,10 +6,7 @@
  * whose ticks fall on round values with the faster pace at the top. It does not compute any value: speeds
  * are the API's, in m/s. Kept honest by test/gateway/pace.test.ts and the Chromium screenshots.
  */
-import { rootSport } from '../../../domain/sport.js';
-
-/** Roots whose pages show pace: the OST's foot sports, and roots a newer taxonomy or a source may send. */
-const FOOT_ROOTS: ReadonlySet<string> = new Set(['running', 'walking', 'hiking', 'trail_running', 'mountaineering', 'snowshoeing', 'orienteering']);
+import { isFootSport, rootSport } from '../../../domain/sport.js';
 
 /** Slowest pace drawn or written, s/km: slower than this is standing still for the sport. */
 const CAP_RUNNING = 15 * 60;
@@ -17,8 +14,7 @@ const CAP_WALKING = 30 * 60;
 
 /** True when the sport's pages show pace (min:ss per km) instead of km/h. */
 export function usesPace(sport: string): boolean {
-  const root = rootSport(sport);
-  return root !== null && FOOT_ROOTS.has(root);
+  return isFootSport(sport);
 }
 
 /** The standing-still cap for the sport, s/km: 15:00 /km running, 30:00 /km walking and hiking. */

@@ -30,11 +30,19 @@ function power(offsetsMs: number[], watts: number[], options: CanonicalOptions =
 }
 
 function speed(offsetsMs: number[], channel: number[] | null, distance: number[] | null): number[] {
+  return speedWith(CANONICAL_DEFAULTS, offsetsMs, channel, distance);
+}
+
+/** Fast and reference speed bins, which must agree exactly; the fast ones. */
+function speedWith(options: CanonicalOptions, offsetsMs: number[], channel: number[] | null, distance: number[] | null): number[] {
   const timestamps = times(offsetsMs);
-  const grid = fast.canonicalGrid(timestamps);
+  const grid = fast.canonicalGrid(timestamps, options);
   const out = new Float64Array(grid.length);
+  const twin = new Float64Array(grid.length);
   const column = (values: number[] | null) => (values === null ? null : Float64Array.from(values));
-  fast.canonicalSpeed(timestamps, column(channel), column(distance), grid, CANONICAL_DEFAULTS, out);
+  fast.canonicalSpeed(timestamps, column(channel), column(distance), grid, options, out);
+  reference.canonicalSpeed(timestamps, column(channel), column(distance), grid, options, twin);
+  assert.equal([...out], [...twin], 'fast and reference speed');
   return [...out];
 }
 
@@ -150,17 +158,36 @@ test('rejects unordered timestamps, a grid that does not match, and a hold cap b
   assert.throws(() => fast.canonicalGrid(timestamps, { ...CANONICAL_DEFAULTS, sectionGapMs: 1000 }), /sectionGapMs \(1000\) must be at least holdCapMs/);
 });
 
-test('treats speed above 100 m/s, from the channel or a distance jump, as a spike of 0', () => {
-  assert.equal(speed([0, 1000, 2000, 3000], [5, 1e12, 150, 100], null), [5, 0, 0, 100]);
-  // 0 → 1,000 km in one second, then 10 m/s.
+test('treats a channel speed above the cap as 0, and a distance jump above it as a spike that takes its neighbours\' median', () => {
+  // Default cap: 60 m/s (other sports).
+  assert.equal(speed([0, 1000, 2000, 3000], [5, 1e12, 150, 100], null), [5, 0, 0, 0]);
+  // 0 → 1,000 km in the first second (a section's first bin has no window: 0), then 10 m/s; the last sample has no pair.
   assert.equal(speed([0, 1000, 2000, 3000], null, [0, 1e6, 1e6 + 10, 1e6 + 20]), [0, 10, 10, 0]);
+  // Mid-run: 13.41 m/s in one second of a 3 m/s run is above the foot cap (11 m/s) and takes the median 3.
+  const foot = { ...CANONICAL_DEFAULTS, maxSpeedMps: 11 };
+  const metres = [0, 3, 6, 9, 22.41, 25.41, 28.41, 31.41];
+  assert.equal(speedWith(foot, metres.map((_, i) => i * 1000), null, metres), [3, 3, 3, 3, 3, 3, 3, 0]);
+});
+
+test('replaces a distance-derived bin that jumps out of its neighbours\' range and back faster than 3 m/s² by their median', () => {
+  const second = (n: number) => Array.from({ length: n }, (_, i) => i * 1000);
+  // 3 m/s with a GPS jump of +10 m over two seconds (8 m/s, 8 m/s): both take the window's median, 3 m/s.
+  assert.equal(speed(second(10), null, [0, 3, 6, 9, 17, 25, 28, 31, 34, 37]), [3, 3, 3, 3, 3, 3, 3, 3, 3, 0]);
+  // A drop-out (0) and its catch-up (6) at 3 m/s stay: 3 m/s from the median is not faster than an athlete.
+  assert.equal(speed(second(8), null, [0, 3, 6, 6, 12, 15, 18, 21]), [3, 3, 0, 6, 3, 3, 3, 0]);
+  // At 10 m/s the same drop-out and catch-up are out-and-back spikes: both take 10, as does a real stop's edge? No:
+  // a stop (10 → 0 and staying there) keeps its edge, the window's median follows the data on each side.
+  assert.equal(speed(second(8), null, [0, 10, 20, 20, 40, 50, 60, 70]), [10, 10, 10, 10, 10, 10, 10, 0]);
+  assert.equal(speed(second(8), null, [0, 10, 20, 30, 30, 30, 30, 30]), [10, 10, 10, 0, 0, 0, 0, 0]);
+  // A partly known bin (beside a pause, held for part of its second) is only held to the cap.
+  assert.equal(speed([0, 1000, 2000, 2500, 12_000, 13_000, 14_000], null, [0, 3, 6, 7.5, 20, 23, 26]), [3, 3, 1.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 0]);
 });
 
 test('derives speed from distance so a window mean is its distance difference over its duration', () => {
   const distance = [0, 5, 12, 20, 29, 40];
-  const bins = speed([0, 1000, 2000, 3000, 4000, 5000], [9, 9, 9, 9, 9, 9], distance);
-  // Samples 0–4 take the distance rate to the next; the last sample has no next and uses its speed channel.
-  assert.equal(bins, [5, 7, 8, 9, 11, 9]);
+  const bins = speed([0, 1000, 2000, 3000, 4000, 5000], null, distance);
+  // Samples 0–4 take the distance rate to the next; the last sample has no next: unknown, 0.
+  assert.equal(bins, [5, 7, 8, 9, 11, 0]);
   for (let a = 0; a < 5; a++) {
     for (let b = a + 1; b <= 5; b++) {
       const mean = sum(bins.slice(a, b)) / (b - a);
@@ -169,34 +196,43 @@ test('derives speed from distance so a window mean is its distance difference ov
   }
 });
 
+test('uses the device speed channel when the series has one, whatever the distance says', () => {
+  assert.equal(speed([0, 1000, 2000, 3000], [9, 9.5, NaN, 9], [0, 5, 12, 20]), [9, 9.5, 0, 9]);
+  // A channel that never leaves 0 measured nothing: the distance speaks.
+  assert.equal(speed([0, 1000, 2000, 3000, 4000], [0, 0, 0, 0, NaN], [0, 3, 6, 9, 12]), [3, 3, 3, 3, 0]);
+});
+
+test('rounds speeds to 1e-9 m/s so a value on a 0.01 m/s edge stays on it', () => {
+  // 1.19 m over 1 s from distances whose difference is not 1.19 in binary: exactly 1.19 after rounding.
+  const bins = speed([0, 1000, 2000], null, [0.1, 1.29, 2.48]);
+  assert.equal(bins, [1.19, 1.19, 0]);
+});
+
 test('holds distance-derived speed across smart-recording gaps, preserving distance', () => {
   assert.equal(speed([0, 3000, 6000], null, [0, 30, 45]), [10, 10, 10, 5, 5, 5, 0]);
 });
 
-test('makes a distance that drops back monotone with a running max', () => {
-  // Running max 0, 10, 20, 20, 20, 25, 35: no speed until the distance passes 20 m again.
-  assert.equal(speed([0, 1000, 2000, 3000, 4000, 5000, 6000], null, [0, 10, 20, 5, 15, 25, 35]), [10, 10, 0, 0, 5, 10, 0]);
+test('makes a distance that drops back monotone with a running max, then smooths the flat stretch it leaves', () => {
+  // Running max 0, 10, 20, 20, 20, 25, 35: 10, 10, 0, 0, 5, 10 m/s; the two 0 s lie 5 m/s from their window's median.
+  assert.equal(speed([0, 1000, 2000, 3000, 4000, 5000, 6000], null, [0, 10, 20, 5, 15, 25, 35]), [10, 10, 5, 5, 5, 10, 0]);
 });
 
-test('bridges missing distance values within the hold cap and uses the speed channel beyond it', () => {
+test('bridges missing distance values within the hold cap; beyond it the speed is unknown (0)', () => {
   const second = (n: number) => Array.from({ length: n }, (_, i) => i * 1000);
   // 0 → 30 m over 3 s: the two samples without distance share the 10 m/s; after 40 m no distance follows.
-  assert.equal(speed(second(6), [1, 1, 1, 1, 2, 3], [0, NaN, NaN, 30, 40, NaN]), [10, 10, 10, 10, 2, 3]);
-  // 0 → 70 m over 7 s is longer than the 5 s cap: those samples use their speed channel.
-  assert.equal(speed(second(9), [4, 4, 4, 4, 4, 4, 4, 4, 4], [0, NaN, NaN, NaN, NaN, NaN, NaN, 70, 80]), [4, 4, 4, 4, 4, 4, 4, 10, 4]);
+  assert.equal(speed(second(6), null, [0, NaN, NaN, 30, 40, NaN]), [10, 10, 10, 10, 0, 0]);
+  // 0 → 70 m over 7 s is longer than the 5 s cap: unknown.
+  assert.equal(speed(second(9), null, [0, NaN, NaN, NaN, NaN, NaN, NaN, 70, 80]), [0, 0, 0, 0, 0, 0, 0, 10, 0]);
 });
 
-test('uses the speed channel across a pause longer than the cap, then 0 for the unheld time', () => {
-  assert.equal(
-    speed([0, 1000, 11_000, 12_000], [10, 2, 10, 10], [0, 10, 20, 30]),
-    [10, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 10, 10],
-  );
+test('fills a pause longer than the cap with 0', () => {
+  assert.equal(speed([0, 1000, 11_000, 12_000], null, [0, 10, 20, 30]), [10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0]);
 });
 
 test('takes speed from the speed channel without distance (missing and negative → 0)', () => {
   const offsets = [0, 1000, 2000, 3000];
   assert.equal(speed(offsets, [3, NaN, -1, 4.5], null), [3, 0, 0, 4.5]);
-  assert.equal(speed(offsets, [3, NaN, -1, 4.5], [NaN, 7, NaN, NaN]), [3, 0, 0, 4.5]); // one distance value is no distance
+  assert.equal(speed(offsets, [3, NaN, -1, 4.5], [NaN, 7, NaN, NaN]), [3, 0, 0, 4.5]);
   assert.equal(speed(offsets, null, null), [0, 0, 0, 0]);
 });
 
@@ -216,7 +252,7 @@ function randomSeries(next: () => number): Series {
     ? CANONICAL_DEFAULTS
     : (() => {
       const holdCapMs = [500, 1000, 2000, 3000, 7000][Math.floor(next() * 5)]!;
-      return { holdCapMs, sectionGapMs: [holdCapMs, 60_000, 3_600_000][Math.floor(next() * 3)]!, maxPowerW: 100 + next() * 3000, maxSpeedMps: 5 + next() * 100 };
+      return { holdCapMs, sectionGapMs: [holdCapMs, 60_000, 3_600_000][Math.floor(next() * 3)]!, maxPowerW: 100 + next() * 3000, maxSpeedMps: 5 + next() * 100, maxAccelerationMps2: 0.5 + next() * 5 };
     })();
   const n = next() < 0.05 ? Math.floor(next() * 3) : Math.floor(next() * 400);
   const timestamps = new Float64Array(n);
@@ -376,14 +412,29 @@ test('fills the 32 s pause of a short ride with uncovered zeros after the 5 s ho
   assert.ok(power.subarray(pauseBin + 5, pauseBin + 32).every((watts) => watts === 0));
 });
 
-test('adds the speed bins of a gap-free ride up to its distance (4801048867)', async () => {
-  const series = await rideSeries('4801048867.fit');
-  const { speed } = assertParity(series, '4801048867');
+test('adds the distance-derived speed bins of a gap-free ride up to its distance, spikes aside (4801048867)', async () => {
+  // Without its speed channel the ride's speed comes from distance: every sample but the last takes the
+  // rate to the next, so bins 0 … n−2 add up to the distance ridden, less what the spike filter removed.
+  const series = { ...(await rideSeries('4801048867.fit')), speed: null };
+  const { speed } = assertParity(series, '4801048867 without its speed channel');
   const distance = series.distance!;
   const n = distance.length;
-  // Every sample but the last takes the rate to the next, so bins 0 … n−2 add up to the distance ridden.
   const ridden = distance[n - 1]! - distance[0]!;
-  assert.ok(Math.abs(sum(speed.subarray(0, n - 1)) - ridden) < 1e-6 * ridden, `${sum(speed.subarray(0, n - 1))} m vs ${ridden} m`);
+  const summed = sum(speed.subarray(0, n - 1));
+  assert.ok(summed <= ridden + 1e-6 && summed > 0.995 * ridden, `${summed} m vs ${ridden} m`);
+});
+
+test('takes a real ride\'s speed from its channel, not its distance (4801048867)', async () => {
+  const series = await rideSeries('4801048867.fit');
+  const { grid, speed } = assertParity(series, '4801048867');
+  const channel = series.speed!;
+  // 1 Hz on whole seconds: each bin is its sample's channel value (rounded to 1e-9 m/s).
+  for (let i = 0; i < channel.length; i++) {
+    const bin = (series.timestamps[i]! - grid.sectionAnchors[0]!) / 1000;
+    if (Number.isInteger(bin) && grid.coverage[bin] === 1000 && (i + 1 === channel.length || series.timestamps[i + 1]! - series.timestamps[i]! === 1000)) {
+      assert.ok(Math.abs(speed[bin]! - (channel[i]! > 0 ? channel[i]! : 0)) <= 1e-9, `sample ${i}: bin ${speed[bin]} vs channel ${channel[i]}`);
+    }
+  }
 });
 
 test.run();
