@@ -272,7 +272,7 @@ export interface GetZonesResponse {
 }
 
 /** The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key. */
-export const MODEL_ALGORITHM = 'ompd/1';
+export const MODEL_ALGORITHM = 'ompd/2';
 
 /** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
 export const CURVE_QUANTITIES = ['power', 'speed'] as const;

@@ -4,7 +4,7 @@
  * (`/profile/metabolic-map/power|speed|heart-rate|vo2`). Each route validates (a sub-sport, or a sport the
  * quantity does not offer, is a 422), relays one engine call (GetIntensityDurationModel / GetMetabolicMap,
  * where the fit runs and its result is cached) and shapes the JSON. Every answer, problems included, carries
- * `Threshold-Algorithm` naming the algorithm version the engine used (`ompd/1`).
+ * `Threshold-Algorithm` naming the algorithm version the engine used (`ompd/2`).
  *
  * "Without enough data the curve is empty, never an error." A map's problems are
  * `application/problem+json` 422s (gaps.md "Problem errors"): missing_body_mass, insufficient_data.

@@ -194,7 +194,7 @@ cli('threshold model prints the curve, the maps and the zones exactly as the API
     assert.is(own.status, 0, own.stderr);
     const report = own.json as Record<string, any>;
     assert.equal(Object.keys(report), ['user_id', 'date', 'sport', 'algorithms', 'intensity_duration_model', 'metabolic_maps', 'zones']);
-    assert.equal(report.algorithms, { intensity_duration_model: 'ompd/1', metabolic_map: 'ompd/1', zones: 'zones/1' });
+    assert.equal(report.algorithms, { intensity_duration_model: 'ompd/2', metabolic_map: 'ompd/2', zones: 'zones/1' });
     const curve = await okJson(stack, 'GET', `/api/v1/profile/intensity-duration-model/power?date=${date}`, token);
     assert.ok(curve.curve.length > 0, 'a ride of 2 h 19 min is enough for a curve');
     assert.equal(report.intensity_duration_model, { quantity: 'power', ...curve });
