@@ -1,8 +1,9 @@
 /**
  * Question: how fast and how accurate is the OmPD fit (engine/kernels/ompd.ts)? Targets (issue 13): on
  * synthetic curves from known parameters, with noise and missing bands, CP within 1 %, W′ within 3 %,
- * Pmax within 5 %; on the real rides of test/fixtures/fit the curve never exceeds a best effort by more
- * than 1 %.
+ * Pmax within 5 %. On the real rides of test/fixtures/fit (fitMaximalEfforts), the worst excess of the
+ * curve over a best effort: reported, no longer a target (issue 25: a single ride is no season of maximal
+ * efforts; bench/ompd-seasons.bench.ts measures the fit against known truths).
  *
  * - Time: the fast fit (median of 21 runs per curve) against the grid-search twin (one run per curve) on
  *   the same 5 synthetic cyclists' fitting points, in the same run; their losses side by side.
@@ -11,7 +12,7 @@
  *   200 runners (speed, experimental: CS, D′, max speed; not a target).
  * - Real rides: the worst excess of the curve over a best effort, ride by ride and over their envelope.
  */
-import { A, CP, PMAX, POWER_BOUNDS, SPEED_BOUNDS, W_PRIME, fitOmpd, ompdAt, ompdLoss, type OmpdBounds } from '../engine/kernels/ompd.js';
+import { A, CP, PMAX, POWER_BOUNDS, SPEED_BOUNDS, W_PRIME, fitMaximalEfforts, fitOmpd, ompdAt, ompdLoss, type OmpdBounds } from '../engine/kernels/ompd.js';
 import * as reference from '../engine/kernels/reference/ompd.js';
 import { enoughData, fittingPoints, mergePoints, monotoneEnvelope, type IntensityPoints } from '../engine/kernels/ompd-points.js';
 import { random } from '../test/support/kernels.js';
@@ -93,7 +94,7 @@ export async function run(): Promise<string> {
     const merged = mergePoints(chosen.flatMap((ride) => [...ride.durations]), chosen.flatMap((ride) => [...ride.values]), [], []);
     if (!enoughData(merged.durations, merged.values, merged.durations[merged.durations.length - 1]! >= 900)) continue;
     const points = fittingPoints(merged);
-    fitOmpd(points.durations, points.values, POWER_BOUNDS, out);
+    fitMaximalEfforts(points.durations, points.values, POWER_BOUNDS, out);
     const envelope = monotoneEnvelope(merged);
     let excess = -Infinity;
     for (let i = 0; i < envelope.durations.length; i++) excess = Math.max(excess, ompdAt(out, envelope.durations[i]!) / envelope.values[i]! - 1);

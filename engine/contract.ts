@@ -273,7 +273,8 @@ export interface GetZonesResponse {
 
 /**
  * The physiological models' algorithm version: the `Threshold-Algorithm` header, part of every result cache key.
- * 2: modeled markers in physiological order; the 15-minute rule counts recorded time; body mass as dailies give it.
+ * 2: the fit of maximal efforts with a prior for the decline beyond 30 min (kernels/ompd.ts); modeled markers in
+ * physiological order; the 15-minute rule counts recorded time; body mass as dailies give it.
  */
 export const MODEL_ALGORITHM = 'ompd/2';
 

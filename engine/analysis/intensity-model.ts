@@ -1,13 +1,13 @@
 /**
  * The intensity-duration model as the pool's workers fit it (ANALYTICS.md §6; engine/pool/worker.ts
  * dispatches `fitIntensityModel` here): the 90-day longitudinal curve and the max efforts merged
- * (kernels/ompd-points.ts), the "too little data" rule, the OmPD fit on the envelope's fitting points
+ * (kernels/ompd-points.ts), the "too little data" rule, the OmPD fit on the maximal efforts
  * (kernels/ompd.ts), and the two bests the metabolic map's relations read from the merged points — the
  * best 5-minute value (cycling VO2max) and a runner's VO2max as the best VDOT of 5–60-minute efforts
  * (kernels/metabolic-relations.ts). Everything else (markers, precedence, rounding) is the caller's.
  * test/engine/physiological-models.test.ts runs it through the RPCs.
  */
-import { fitOmpd, POWER_BOUNDS, SPEED_BOUNDS } from '../kernels/ompd.js';
+import { fitMaximalEfforts, POWER_BOUNDS, SPEED_BOUNDS } from '../kernels/ompd.js';
 import { enoughData, fittingPoints, mergePoints, monotoneEnvelope } from '../kernels/ompd-points.js';
 import { runningVo2max } from '../kernels/metabolic-relations.js';
 import type { FitIntensityModelTask, FittedIntensityModel } from '../pool/tasks.js';
@@ -31,7 +31,7 @@ export function fitIntensityModel(task: FitIntensityModelTask): FittedIntensityM
   if (!enoughData(merged.durations, merged.values, task.hasLongActivity)) return result;
   const points = fittingPoints(merged);
   const params = new Float64Array(4);
-  fitOmpd(points.durations, points.values, task.metric === 'power' ? POWER_BOUNDS : SPEED_BOUNDS, params);
+  fitMaximalEfforts(points.durations, points.values, task.metric === 'power' ? POWER_BOUNDS : SPEED_BOUNDS, params);
   result.params = Array.from(params);
   return result;
 }

@@ -2,10 +2,10 @@
  * The data side of the intensity-duration model (ANALYTICS.md §6): the points the OmPD fit (ompd.ts) sees,
  * the "too little data" rule, and the fitted curve as the endpoint returns it.
  *
- * - fittingPoints: the 90-day longitudinal mean-max curve merged with the max efforts, made monotone (the
- *   non-increasing envelope, "monotone envelope for fitting only": whoever held y for d seconds held at
- *   least y for every shorter duration) and resampled on a log-spaced grid, so each decade of duration
- *   weighs alike in the loss. API output is never built from this envelope.
+ * - fittingPoints: the 90-day longitudinal mean-max curve merged with the max efforts, reduced to its
+ *   maximal efforts (the upper concave hull of work against duration). API output is never built from it.
+ * - monotoneEnvelope: the non-increasing envelope (whoever held y for d seconds held at least y for every
+ *   shorter duration), for the bests the metabolic map reads.
  * - enoughData: the rule, on the merged points, before any envelope.
  * - ompdCurve: the model at requested durations, rounded (whole W; m/s to 2 decimals).
  *
@@ -13,9 +13,6 @@
  */
 import { roundPower, roundSpeed } from './model-rounding.js';
 import { ompdAt } from './ompd.js';
-
-/** Points per decade of duration of the fitting grid: 1 s … 3 h is ~100 points. */
-export const POINTS_PER_DECADE = 24;
 
 /**
  * Lower edges (s) of the duration bands of the "too little data" rule, our choice, one per energetic
@@ -88,76 +85,61 @@ export function monotoneEnvelope(points: IntensityPoints): IntensityPoints {
 }
 
 /**
- * Whole seconds, log-spaced at `perDecade` per decade from the first to the last of `durations`
- * (ascending), both included, rounded and de-duplicated (so every second at the short end).
+ * How far under the hull (relative) a point still counts as a maximal effort: the noise of a best held
+ * t seconds, HULL_TOLERANCE_1S/√t (a power meter's per-second noise averages down), at least
+ * HULL_TOLERANCE_FLOOR. A 1 s best is a single noisy second; the hull's vertex there may be a lucky one.
  */
-export function logGrid(first: number, last: number, perDecade: number = POINTS_PER_DECADE): Float64Array {
-  const out: number[] = [];
-  if (!(first >= 1) || !(last >= first)) return new Float64Array(0);
-  const steps = Math.ceil(Math.log10(last / first) * perDecade);
-  for (let k = 0; k <= steps; k++) {
-    const t = k === steps ? last : Math.round(first * 10 ** (k / perDecade));
-    if (out.length === 0 || t > out[out.length - 1]!) out.push(Math.min(t, last));
-  }
-  return Float64Array.from(out);
-}
-
-/** A point the chord between two chosen neighbours (in ln t, ln y) misses by more than this (relative) is chosen too. */
-export const CHORD_TOLERANCE = 0.001;
+export const HULL_TOLERANCE_1S = 0.03;
+export const HULL_TOLERANCE_FLOOR = 0.005;
 
 /**
- * The fit's points, real points of the merged points' envelope only (nothing is interpolated across a band
- * without data, where a chord across a convex curve would sit above it):
- *
- * 1. the log grid between the envelope's first and last duration: at each grid duration the envelope point
- *    nearest to it in log-duration, when one lies within half a grid step (so every isolated effort is
- *    kept), each point at most once;
- * 2. then, between consecutive chosen points, the envelope point furthest from their chord in (ln t, ln y)
- *    whenever it is more than CHORD_TOLERANCE off, recursively (Douglas–Peucker): the envelope is then
- *    within 0.1 % of the chosen points' log-log interpolant, so a cliff — where the longest good ride ends
- *    and only slower ones reach further — or a bend stays in the fit, and the curve cannot pass over it
- *    unseen ("never exceeds a best effort by more than 1 % at any duration").
+ * The fit's points: the maximal efforts among the merged points, not the dips between them (ANALYTICS.md
+ * §6). Work (or distance) y·t against duration t of an athlete's best efforts lies on or under their true
+ * work curve, which is concave (W′·(1 − e^{−t/τ}) + CP·t, minus A·t·ln(t/T) beyond T); a point from a
+ * maximal effort lies on it, a submaximal one — a 3-minute window inside a 5-minute effort, or an effort
+ * padded with easy riding — under it. So the points kept are the vertices of the upper concave hull of
+ * (t, y·t) with the origin (no work in no time) as its first vertex: a point under the chord of two others
+ * cannot be a maximal effort of a concave curve. A dip may still be a vertex where two efforts lie far
+ * apart; the fit (ompd.ts fitMaximalEfforts) trims what then lies clearly under the fitted curve.
+ * Monotone chain, linear in the points (ascending durations).
  */
-export function fittingPoints(merged: IntensityPoints, perDecade: number = POINTS_PER_DECADE): IntensityPoints {
-  const envelope = monotoneEnvelope(merged);
-  const n = envelope.durations.length;
-  if (n === 0) return { durations: new Float64Array(0), values: new Float64Array(0) };
-  const logT = Float64Array.from(envelope.durations, Math.log);
-  const logY = Float64Array.from(envelope.values, Math.log);
-  const grid = logGrid(envelope.durations[0]!, envelope.durations[n - 1]!, perDecade);
-  const halfStep = Math.LN10 / perDecade / 2;
-  const chosen: number[] = [];
-  let low = 0;
-  for (let j = 0; j < grid.length; j++) {
-    const g = Math.log(grid[j]!);
-    while (low + 1 < n && envelope.durations[low + 1]! <= grid[j]!) low++;
-    // The nearest point is `low` (at or below g) or the one after it.
-    const nearest = low + 1 < n && logT[low + 1]! - g < g - logT[low]! ? low + 1 : low;
-    if (chosen.length > 0 && nearest <= chosen[chosen.length - 1]!) continue;
-    if (Math.abs(logT[nearest]! - g) <= halfStep) chosen.push(nearest);
-  }
-  const tolerance = Math.log1p(CHORD_TOLERANCE);
-  const withCliffs: number[] = [];
-  const refine = (a: number, b: number): void => {
-    let worst = -1;
-    let depth = tolerance;
-    for (let i = a + 1; i < b; i++) {
-      const chord = logY[a]! + ((logT[i]! - logT[a]!) / (logT[b]! - logT[a]!)) * (logY[b]! - logY[a]!);
-      if (Math.abs(chord - logY[i]!) > depth) {
-        depth = Math.abs(chord - logY[i]!);
-        worst = i;
-      }
+export function fittingPoints(merged: IntensityPoints): IntensityPoints {
+  const n = merged.durations.length;
+  const hull = new Int32Array(n);
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    const t = merged.durations[i]!;
+    const work = merged.values[i]! * t;
+    // Pop the last vertex while it lies on or under the chord from the one before it (or the origin) to this point.
+    while (size > 0) {
+      const b = hull[size - 1]!;
+      const tb = merged.durations[b]!;
+      const wb = merged.values[b]! * tb;
+      const ta = size > 1 ? merged.durations[hull[size - 2]!]! : 0;
+      const wa = size > 1 ? merged.values[hull[size - 2]!]! * ta : 0;
+      if ((wb - wa) * (t - ta) > (work - wa) * (tb - ta)) break;
+      size--;
     }
-    if (worst < 0) return;
-    refine(a, worst);
-    withCliffs.push(worst);
-    refine(worst, b);
-  };
-  for (let k = 0; k < chosen.length; k++) {
-    if (k > 0) refine(chosen[k - 1]!, chosen[k]!);
-    withCliffs.push(chosen[k]!);
+    hull[size++] = i;
   }
-  return { durations: Float64Array.from(withCliffs, (i) => envelope.durations[i]!), values: Float64Array.from(withCliffs, (i) => envelope.values[i]!) };
+  // Every point within the noise of a best effort under the hull stays: one lucky window must not push its neighbours out.
+  const durations: number[] = [];
+  const values: number[] = [];
+  let segment = 0;
+  for (let i = 0; i < n; i++) {
+    const t = merged.durations[i]!;
+    while (segment < size - 1 && merged.durations[hull[segment]!]! < t) segment++;
+    const b = hull[segment]!;
+    const tb = merged.durations[b]!;
+    const ta = segment > 0 ? merged.durations[hull[segment - 1]!]! : 0;
+    const wa = segment > 0 ? merged.values[hull[segment - 1]!]! * ta : 0;
+    const onHull = tb === ta ? wa : wa + ((merged.values[b]! * tb - wa) * (t - ta)) / (tb - ta);
+    if (merged.values[i]! * t >= onHull * (1 - Math.max(HULL_TOLERANCE_FLOOR, HULL_TOLERANCE_1S / Math.sqrt(t)))) {
+      durations.push(t);
+      values.push(merged.values[i]!);
+    }
+  }
+  return { durations: Float64Array.from(durations), values: Float64Array.from(values) };
 }
 
 /** The intensity-duration curve of interface §2: {duration s, intensity}, "whole W for power, m/s to 2 decimals for speed". */

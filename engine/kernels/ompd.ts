@@ -8,16 +8,15 @@
  * form (experimental): CS and max speed in m/s, D′ in m, A in m/s. A parameter vector is a Float64Array
  * of 4 in the order of the indices below.
  *
- * The loss is least squares in intensity space, relative and asymmetric. With r = (P(t) − y)/y at each
- * point, ρ(r) = r² + K·max(0, r − m)², m = OVERSHOOT_TOLERANCE = 0.5 %, K = OVERSHOOT_COST = 10⁵:
- * - relative, so 1 % off costs the same at 1 s and at 3 h (the points are log-spaced, so every decade of
- *   duration weighs alike);
- * - symmetric within +0.5 %, so measurement noise on the best efforts does not drag the curve down;
- * - beyond it, exceeding a best effort costs 10⁵ times more than falling short: a mean-max curve records
- *   efforts the athlete did do, so the model may not claim more. A 1 % excess costs as much as a 16 %
- *   shortfall at each of ~100 points together, which keeps the curve within 1 % of every best effort on the
- *   real rides of test/fixtures/fit (worst 0.52 %) while known parameters are still recovered from noisy
- *   synthetic curves (test/engine/kernels/ompd.test.ts, bench/ompd-fit.bench.ts).
+ * The loss is weighted least squares in intensity space, relative and symmetric: Σ c·r², r = (P(t) − y)/y,
+ * c = min(t, WEIGHT_CAP_SECONDS) the inverse variance of a best's noise, and an effort above the curve
+ * costs what one below it does. It is
+ * fed only maximal efforts (ompd-points.ts fittingPoints, the upper concave hull of work), and
+ * fitMaximalEfforts trims what still lies clearly under the curve (a dip between two efforts far apart),
+ * so noise on the best efforts averages out instead of holding the curve under them. Its bias on known
+ * truths is measured on generated seasons (test/engine/kernels/ompd-seasons.test.ts,
+ * bench/ompd-seasons.bench.ts). The first version's loss punished any excess 10⁵× harder and was fed the
+ * dips; it read CP 1.5–3.2 % and W′ 7–13 % low.
  *
  * The solver profiles the one nonlinear parameter: see fitOmpd. Nothing is allocated per iteration or per
  * point (one scratch set per call).
@@ -34,12 +33,6 @@ export const A = 3;
 
 /** T, s: where the long-duration decline starts. */
 export const OMPD_T = 1800;
-
-/** Relative excess over a best effort within which the loss stays symmetric (see the header). */
-export const OVERSHOOT_TOLERANCE = 0.005;
-
-/** Extra cost multiplier of the excess beyond OVERSHOOT_TOLERANCE (see the header). */
-export const OVERSHOOT_COST = 100_000;
 
 /** Lower and upper bounds per parameter index (Float64Array of 4 each); the fit also keeps Pmax ≥ CP. */
 export interface OmpdBounds {
@@ -68,14 +61,22 @@ export function ompdAt(p: Float64Array, t: number): number {
   return t > OMPD_T ? value - p[A]! * Math.log(t / OMPD_T) : value;
 }
 
-/** The loss of `p` over the points (durations s, values > 0): Σ ρ((P(t) − y)/y), ρ(r) = r² + OVERSHOOT_COST·max(0, r − OVERSHOOT_TOLERANCE)². */
+/**
+ * Weight of a point held `t` s in the loss, min(t, WEIGHT_CAP_SECONDS): the inverse variance of its
+ * relative noise. A best held t seconds averages t noisy seconds (variance ∝ 1/t) until drift between rides
+ * dominates: where ompd-points.ts's noise model, HULL_TOLERANCE_1S/√t, reaches HULL_TOLERANCE_FLOOR, at
+ * (3 %/0.5 %)² = 36 s. So a lucky 1 s window cannot carry Pmax, which the 5–30 s efforts then settle.
+ */
+export const WEIGHT_CAP_SECONDS = 36;
+
+/** The loss of `p` over the points (durations s, values > 0): Σ min(t, WEIGHT_CAP_SECONDS)·r², r = (P(t) − y)/y. */
 export function ompdLoss(p: Float64Array, durations: Float64Array, values: Float64Array): number {
   let loss = 0;
   for (let i = 0; i < durations.length; i++) {
     const y = values[i]!;
-    const r = (ompdAt(p, durations[i]!) - y) / y;
-    const over = r - OVERSHOOT_TOLERANCE;
-    loss += over > 0 ? r * r + OVERSHOOT_COST * over * over : r * r;
+    const t = durations[i]!;
+    const r = (ompdAt(p, t) - y) / y;
+    loss += (t < WEIGHT_CAP_SECONDS ? t : WEIGHT_CAP_SECONDS) * r * r;
   }
   return loss;
 }
@@ -159,7 +160,7 @@ const TAU_SCAN = 42;
 const GOLDEN_STEPS = 60;
 /** The bracket of ln τ counts as closed below this width. */
 const TAU_TOLERANCE = 1e-7;
-/** Newton iterations per inner solve (a piecewise quadratic: a handful suffice), halvings per line search. */
+/** Newton iterations per inner solve (a quadratic: a handful suffice), halvings per line search. */
 const NEWTON_STEPS = 40;
 const HALVINGS = 30;
 const RELATIVE_TOLERANCE = 1e-13;
@@ -176,6 +177,8 @@ interface Scratch {
   values: Float64Array;
   /** ln(t/T) beyond T, else 0. */
   logs: Float64Array;
+  /** Each point's weight, min(t, WEIGHT_CAP_SECONDS). */
+  weights: Float64Array;
   /** (1 − e^{−t/τ})/t at the current τ. */
   basis: Float64Array;
   x: Float64Array;
@@ -196,7 +199,7 @@ interface Scratch {
  * into `out` (CP, W′, Pmax, A).
  *
  * At a fixed time constant τ = W′/(Pmax − CP) the model is linear in (W′, CP, A):
- * P(t) = W′·(1 − e^{−t/τ})/t + CP − A·ln(t/T)₊, and the loss is then a convex piecewise quadratic, which
+ * P(t) = W′·(1 − e^{−t/τ})/t + CP − A·ln(t/T)₊, and the loss is then a convex quadratic, which
  * projected Newton (exact Hessian, box bounds with an active set, backtracking) minimises in a few steps.
  * The fit minimises that profile over τ: a log-spaced scan of TAU_SCAN values, then golden-section search
  * in the bracket around the best. Pmax = CP + W′/τ is projected onto its bounds before a τ is scored, so
@@ -207,14 +210,18 @@ export function fitOmpd(durations: Float64Array, values: Float64Array, bounds: O
   const n = durations.length;
   const s: Scratch = {
     n, durations, values,
-    logs: new Float64Array(n), basis: new Float64Array(n),
+    logs: new Float64Array(n), weights: new Float64Array(n), basis: new Float64Array(n),
     x: new Float64Array(3), trial: new Float64Array(3), step: new Float64Array(3), gradient: new Float64Array(3),
     hessian: new Float64Array(9), system: new Float64Array(9), fixed: new Uint8Array(3),
     lower: Float64Array.of(bounds.lower[W_PRIME]!, bounds.lower[CP]!, bounds.lower[A]!),
     upper: Float64Array.of(bounds.upper[W_PRIME]!, bounds.upper[CP]!, bounds.upper[A]!),
     params: new Float64Array(4), iterations: 0,
   };
-  for (let i = 0; i < n; i++) s.logs[i] = durations[i]! > OMPD_T ? Math.log(durations[i]! / OMPD_T) : 0;
+  for (let i = 0; i < n; i++) {
+    const t = durations[i]!;
+    s.logs[i] = t > OMPD_T ? Math.log(t / OMPD_T) : 0;
+    s.weights[i] = t < WEIGHT_CAP_SECONDS ? t : WEIGHT_CAP_SECONDS;
+  }
   initialOmpd(durations, values, bounds, out);
   const start = Float64Array.of(out[W_PRIME]!, out[CP]!, out[A]!);
   const best = new Float64Array(3);
@@ -301,8 +308,7 @@ function linearLoss(s: Scratch, x: Float64Array): number {
   for (let i = 0; i < s.n; i++) {
     const y = s.values[i]!;
     const r = (w * s.basis[i]! + cp - a * s.logs[i]! - y) / y;
-    const over = r - OVERSHOOT_TOLERANCE;
-    loss += over > 0 ? r * r + OVERSHOOT_COST * over * over : r * r;
+    loss += s.weights[i]! * r * r;
   }
   return loss;
 }
@@ -321,23 +327,21 @@ function solveLinear(s: Scratch): void {
     const a = x[X_A]!;
     for (let i = 0; i < s.n; i++) {
       const y = s.values[i]!;
-      const j0 = s.basis[i]! / y;
-      const j1 = 1 / y;
-      const j2 = -s.logs[i]! / y;
-      const r = (w * s.basis[i]! + cp - a * s.logs[i]! - y) / y;
-      // ρ(r) = r² + K·(r − m)₊²: ρ′/2 = r + K·(r − m)₊, ρ″/2 = 1 + K beyond m.
-      const over = r - OVERSHOOT_TOLERANCE;
-      const c = over > 0 ? 1 + OVERSHOOT_COST : 1;
-      const pull = over > 0 ? r + OVERSHOOT_COST * over : r;
-      gradient[0] += j0 * pull;
-      gradient[1] += j1 * pull;
-      gradient[2] += j2 * pull;
-      hessian[0] += c * j0 * j0;
-      hessian[1] += c * j0 * j1;
-      hessian[2] += c * j0 * j2;
-      hessian[4] += c * j1 * j1;
-      hessian[5] += c * j1 * j2;
-      hessian[8] += c * j2 * j2;
+      // Weighted: ρ(r) = c·r² with the residual and its Jacobian scaled by √c.
+      const root = Math.sqrt(s.weights[i]!);
+      const j0 = (root * s.basis[i]!) / y;
+      const j1 = root / y;
+      const j2 = (-root * s.logs[i]!) / y;
+      const r = (root * (w * s.basis[i]! + cp - a * s.logs[i]! - y)) / y;
+      gradient[0] += j0 * r;
+      gradient[1] += j1 * r;
+      gradient[2] += j2 * r;
+      hessian[0] += j0 * j0;
+      hessian[1] += j0 * j1;
+      hessian[2] += j0 * j2;
+      hessian[4] += j1 * j1;
+      hessian[5] += j1 * j2;
+      hessian[8] += j2 * j2;
     }
     hessian[3] = hessian[1]!;
     hessian[6] = hessian[2]!;
@@ -393,4 +397,78 @@ function choleskySolve3(m: Float64Array, b: Float64Array): boolean {
     b[i] = sum / m[i * 4]!;
   }
   return true;
+}
+
+/**
+ * The decline beyond T when the points cannot identify it (ANALYTICS.md §6: "A takes a documented
+ * population prior instead of 0"), as a fraction of CP/CS: A = 0.07·CP puts the 60-minute value near
+ * 95 % of CP (the usual relation of an hour's best to CP) and the 6-hour value near 83 %. Our choice.
+ */
+export const A_PRIOR_RATIO = 0.07;
+
+/**
+ * The steepest decline the points may identify, as a fraction of CP/CS: a smaller bound than this from
+ * the points beyond T means easy rides or runs, not maximal efforts (a 2-hour ride at 70 % of CP bounds
+ * A by 0.22·CP), and A takes the prior instead. A maximal hour at 90 % of CP still identifies A (0.14·CP).
+ */
+export const A_IDENTIFIABLE_RATIO = 0.15;
+
+/** The shortest duration (s) whose point bounds A: 25 % beyond T, so ln(t/T) ≥ 0.22 and a point's noise is not magnified more than 4.5×. */
+export const A_FROM_SECONDS = 1.5 * OMPD_T;
+
+/** A point more than this far under the fitted curve (relative) is a dip, not a maximal effort: trimmed, and the fit run again. */
+export const TRIM_DEPTH = 0.02;
+
+/** Trim-and-refit rounds at most; the fewest points a fit keeps. */
+const TRIM_ROUNDS = 12;
+const MIN_POINTS = 4;
+
+/**
+ * The fit of ANALYTICS.md §6 on the maximal efforts (ompd-points.ts fittingPoints), into `out`:
+ *
+ * 1. CP, W′ and Pmax: fitOmpd on the points up to T (where A plays no part); every point more than
+ *    TRIM_DEPTH under the curve is a dip between efforts (the hull keeps some where two efforts lie far
+ *    apart) and leaves; again until none does (at least MIN_POINTS stay);
+ * 2. the decline A: every point at or beyond A_FROM_SECONDS lies on or under the true curve, so each
+ *    bounds A from above by (P(t) without decline − y)/ln(t/T); A is the tightest bound (a maximal long
+ *    effort gives the athlete's own A, easy rides only looser bounds), at least 0. When no point lies
+ *    there, or the tightest bound exceeds A_IDENTIFIABLE_RATIO·CP, A takes the prior A_PRIOR_RATIO·CP,
+ *    so the curve keeps declining beyond 30 minutes in every case.
+ *
+ * The bias of the whole (points, trimming, decline) on known truths is what test/engine/kernels/ompd-seasons.test.ts holds.
+ */
+export function fitMaximalEfforts(durations: Float64Array, values: Float64Array, bounds: OmpdBounds, out: Float64Array): OmpdFitReport {
+  const n = durations.length;
+  const keptT = new Float64Array(n);
+  const keptY = new Float64Array(n);
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    if (durations[i]! > OMPD_T && kept >= MIN_POINTS) break;
+    keptT[kept] = durations[i]!;
+    keptY[kept++] = values[i]!;
+  }
+  let report = fitOmpd(keptT.subarray(0, kept), keptY.subarray(0, kept), bounds, out);
+  for (let round = 0; round < TRIM_ROUNDS; round++) {
+    let next = 0;
+    for (let i = 0; i < kept; i++) {
+      if (ompdAt(out, keptT[i]!) / keptY[i]! - 1 < TRIM_DEPTH || kept - (i - next) <= MIN_POINTS) {
+        keptT[next] = keptT[i]!;
+        keptY[next++] = keptY[i]!;
+      }
+    }
+    if (next === kept) break;
+    kept = next;
+    report = fitOmpd(keptT.subarray(0, kept), keptY.subarray(0, kept), bounds, out);
+  }
+  out[A] = 0;
+  let decline = Infinity;
+  for (let i = 0; i < n; i++) {
+    const t = durations[i]!;
+    if (t < A_FROM_SECONDS) continue;
+    const bound = (ompdAt(out, t) - values[i]!) / Math.log(t / OMPD_T);
+    if (bound < decline) decline = bound;
+  }
+  if (!(decline <= A_IDENTIFIABLE_RATIO * out[CP]!)) decline = A_PRIOR_RATIO * out[CP]!;
+  out[A] = Math.min(bounds.upper[A]!, Math.max(bounds.lower[A]!, decline));
+  return report;
 }

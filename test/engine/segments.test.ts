@@ -9,7 +9,7 @@ import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { decodeFit } from '../../engine/ingest/fit.js';
 import type { RecordedSeries } from '../../engine/ingest/series.js';
-import { canonicalSeries, longestSection, metricValues, type CurveMetric } from '../../engine/analysis/canonical-series.js';
+import { canonicalOptions, canonicalSeries, longestSection, metricValues, type CurveMetric } from '../../engine/analysis/canonical-series.js';
 import { bestMeans, SEGMENTATION_ERROR, segmentationError, segmentSeries } from '../../engine/analysis/segments.js';
 import { prefixOf } from '../../engine/analysis/curves.js';
 import { FIXTURES } from '../support/paths.js';
@@ -19,10 +19,10 @@ async function recordedOf(folder: string, file: string): Promise<RecordedSeries>
 }
 
 /** The worst relative error of mean-max from the segment rows (each second its segment's mean) at every whole second 21 s … longest. */
-function worstSegmentedError(recorded: RecordedSeries, metric: CurveMetric): { error: number; at: number; rows: number; bins: number } {
-  const series = canonicalSeries(recorded, [metric]);
+function worstSegmentedError(recorded: RecordedSeries, metric: CurveMetric, sport = 'cycling'): { error: number; at: number; rows: number; bins: number } {
+  const series = canonicalSeries(recorded, [metric], canonicalOptions(sport));
   const values = metricValues(series, metric)!;
-  const segments = segmentSeries(recorded, metric, [metric]);
+  const segments = segmentSeries(recorded, metric, [metric], sport);
   const means = segments.means.get(metric)!;
   const expanded = new Float64Array(values.length);
   let bin = 0;
@@ -67,9 +67,9 @@ for (const { folder, file, metric } of [
 
 test('a strong rider keeps the cap and its few rows (4078723797.fit: 200 J, 17× fewer rows than seconds)', async () => {
   const recorded = await recordedOf('sweatpy', '4078723797.fit');
-  const series = canonicalSeries(recorded, ['power']);
+  const series = canonicalSeries(recorded, ['power'], canonicalOptions('cycling'));
   assert.is(segmentationError(series.power!, series.grid, 'power'), SEGMENTATION_ERROR.power);
-  const rows = segmentSeries(recorded, 'power', ['power']).durations.length;
+  const rows = segmentSeries(recorded, 'power', ['power'], 'cycling').durations.length;
   assert.ok(rows * 17 <= series.grid.length, `${rows} rows for ${series.grid.length} seconds`);
 });
 

@@ -9,9 +9,9 @@
  *    SHRINK, else the grid moves to the new best at the same width; LEVELS grids in all;
  * 3. the best of all.
  *
- * It shares with the fast fit only the constants that define the loss (T, the overshoot cost, the bounds).
+ * It shares with the fast fit only the constants that define the model and the loss (T, the weight cap, the bounds).
  */
-import { OMPD_T, OVERSHOOT_COST, OVERSHOOT_TOLERANCE, type OmpdBounds } from '../ompd.js';
+import { OMPD_T, WEIGHT_CAP_SECONDS, type OmpdBounds } from '../ompd.js';
 
 const COARSE = 15;
 const CANDIDATES = 3;
@@ -28,12 +28,12 @@ export function model({ cp, wPrime, pmax, a }: Params, t: number): number {
   return value;
 }
 
-/** Σ over points of r² + K·max(0, r − m)², r = (P(t) − y)/y, K = OVERSHOOT_COST, m = OVERSHOOT_TOLERANCE. */
+/** Σ over points of min(t, WEIGHT_CAP_SECONDS)·r², r = (P(t) − y)/y. */
 export function loss(params: Params, durations: Float64Array, values: Float64Array): number {
   let total = 0;
   for (let i = 0; i < durations.length; i++) {
     const relative = (model(params, durations[i]!) - values[i]!) / values[i]!;
-    total += relative ** 2 + OVERSHOOT_COST * Math.max(0, relative - OVERSHOOT_TOLERANCE) ** 2;
+    total += Math.min(durations[i]!, WEIGHT_CAP_SECONDS) * relative ** 2;
   }
   return total;
 }

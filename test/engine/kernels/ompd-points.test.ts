@@ -1,12 +1,12 @@
 /**
  * The data side of the intensity-duration model (engine/kernels/ompd-points.ts) on hand-made points: the
- * merge, the envelope, the log grid, the fit's points (no chord across a gap, a cliff kept), the
+ * merge, the envelope, the fit's points (the maximal efforts: the upper concave hull of work, within noise), the
  * too-little-data rule branch by branch, and the rounded curve.
  */
 import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
 import {
-  DURATION_BANDS, durationBand, enoughData, fittingPoints, logGrid, mergePoints, monotoneEnvelope, ompdCurve,
+  DURATION_BANDS, durationBand, enoughData, fittingPoints, mergePoints, monotoneEnvelope, ompdCurve,
 } from '../../../engine/kernels/ompd-points.js';
 
 const f64 = (...values: number[]) => Float64Array.from(values);
@@ -23,26 +23,30 @@ test('the envelope raises each value to the best at any longer duration and leav
   assert.equal([...monotoneEnvelope({ durations: f64(1, 2), values: f64(5, 4) }).values], [5, 4]);
 });
 
-test('the log grid holds every second at the short end, 24 points a decade beyond, and both ends', () => {
-  const grid = [...logGrid(1, 10_000)];
-  assert.equal(grid.slice(0, 10), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-  assert.equal(grid[grid.length - 1], 10_000);
-  assert.ok(grid.length > 70 && grid.length < 97, `${grid.length} points`);
-  assert.equal([...logGrid(300, 300)], [300]);
+test('the fit takes the maximal efforts: a window inside a longer effort and an effort padded with easy riding leave, every effort stays', () => {
+  // A rider with CP 250 W, W′ 20 kJ: efforts held evenly at 10 s, 60 s, 300 s and 1200 s (on the work curve),
+  // and the windows a mean-max curve also holds: 30 s inside the 60 s effort, 180 s inside the 300 s
+  // effort, and 600 s = the 300 s effort then 300 s at 150 W.
+  const truth = (t: number) => 250 + (20_000 / t) * (1 - Math.exp(-t / 25));
+  const durations = [10, 30, 60, 180, 300, 600, 1200];
+  const values = durations.map(truth);
+  values[1] = truth(60);
+  values[3] = truth(300);
+  values[5] = (truth(300) * 300 + 150 * 300) / 600;
+  const points = fittingPoints(mergePoints(durations, values, [], []));
+  assert.equal([...points.durations], [10, 60, 300, 1200]);
+  assert.equal([...points.values], [10, 60, 300, 1200].map(truth));
 });
 
-test('the fit takes real envelope points only: nothing across a band without data, a cliff kept', () => {
-  // A gap from 10 s to 300 s: no point may be invented in it.
-  const durations = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 300, 600, 1200, 2400, 2460];
-  const values = [1000, 950, 900, 860, 820, 790, 760, 730, 700, 680, 380, 340, 320, 300, 250];
+test('a point within the noise of a best effort under the hull stays: one lucky second does not push its neighbours out', () => {
+  // A 1 s best 6 % above a smooth sprint curve: its chord to 30 s passes over 2–20 s by less than their noise (3 %/√t).
+  const durations = [1, 2, 5, 10, 20, 30];
+  const values = [1060, 980, 940, 880, 780, 700];
   const points = fittingPoints(mergePoints(durations, values, [], []));
-  for (const t of points.durations) assert.ok(durations.includes(t), `${t} s is a data point`);
-  assert.ok(!points.durations.some((t) => t > 10 && t < 300));
-  assert.ok(points.durations.includes(2400) && points.durations.includes(2460), 'the cliff at the end stays');
-  // A dense curve is thinned to about the log grid.
-  const dense = Array.from({ length: 3600 }, (_, i) => i + 1);
-  const thin = fittingPoints(mergePoints(dense, dense.map((t) => 250 + 20_000 / (t + 30)), [], []));
-  assert.ok(thin.durations.length < 120, `${thin.durations.length} points`);
+  assert.equal([...points.durations], durations);
+  // A 3-minute window inside a 5-minute effort is 8 % under the hull: out.
+  const dip = fittingPoints(mergePoints([60, 180, 300], [500, 350, 350], [], []));
+  assert.equal([...dip.durations], [60, 300]);
 });
 
 test('duration bands are 1–10 s, 10 s–1 min, 1–5 min, 5–20 min and beyond', () => {

@@ -6,23 +6,26 @@
  *   parameters agree within PARITY (CP 0.2 %, W′ 2 %, Pmax 1 %) and the curves within 0.2 % at every point;
  * - recovery: on synthetic cyclists (noise, missing bands; test/support/ompd-synthetic.ts) CP within 1 %,
  *   W′ within 3 %, Pmax within 5 %;
- * - the real rides of test/fixtures/fit, each and their envelope: the curve never exceeds a best effort by
- *   more than 1 % at any duration of the curves.
+ * - the real rides of test/fixtures/fit, each and their envelope, through fitMaximalEfforts: the curve lies
+ *   under no best effort from 10 s to 30 min by more than 3 % (single rides are not seasons of maximal
+ *   efforts, so the curve may pass over their submaximal bests; test/engine/kernels/ompd-seasons.test.ts
+ *   holds the fit to known truths).
  */
 import { test } from '../../support/uvu.js';
 import * as assert from 'uvu/assert';
-import { CP, PMAX, POWER_BOUNDS, SPEED_BOUNDS, W_PRIME, A, fitOmpd, ompdAt, ompdLoss, type OmpdBounds } from '../../../engine/kernels/ompd.js';
+import { CP, PMAX, POWER_BOUNDS, SPEED_BOUNDS, W_PRIME, A, fitMaximalEfforts, fitOmpd, ompdAt, ompdLoss, type OmpdBounds } from '../../../engine/kernels/ompd.js';
 import * as reference from '../../../engine/kernels/reference/ompd.js';
-import { enoughData, fittingPoints, mergePoints, monotoneEnvelope, type IntensityPoints } from '../../../engine/kernels/ompd-points.js';
+import { enoughData, fittingPoints, mergePoints, type IntensityPoints } from '../../../engine/kernels/ompd-points.js';
 import { random as seeded } from '../../support/kernels.js';
 import { syntheticCyclist, syntheticRunner, type SyntheticAthlete } from '../../support/ompd-synthetic.js';
 import { fixtureRidePowerCurves } from '../../support/fixture-curves.js';
 
 /** Relative tolerances of fast vs twin where both reach the same minimum. */
 const PARITY = { cp: 0.002, wPrime: 0.02, pmax: 0.01, curve: 0.002 };
-/** Issue 13: "recovers CP within 1 %, W′ within 3 %, Pmax within 5 %"; "never exceeds a best effort by more than 1 %". */
+/** Issue 13: "recovers CP within 1 %, W′ within 3 %, Pmax within 5 %". */
 const RECOVERY = { cp: 0.01, wPrime: 0.03, pmax: 0.05 };
-const OVERSHOOT = 0.01;
+/** Issue 25: the fit of the maximal efforts reads none of a real ride's bests low (the first version held the curve under all of them). */
+const UNDER = 0.03;
 
 function pointsOf(athlete: SyntheticAthlete): IntensityPoints {
   return fittingPoints(mergePoints(athlete.durations, athlete.values, [], []));
@@ -87,7 +90,7 @@ test('recovers CP within 1 %, W′ within 3 % and Pmax within 5 % from noisy cur
   assert.ok(gaps >= 30, `${gaps} of the curves miss a band`);
 });
 
-test('the curve never exceeds a best effort of the fixture rides by more than 1 %, ride by ride and over their envelope', async () => {
+test('the curve lies under no best effort of the fixture rides from 10 s to 30 min by more than 3 %, ride by ride and over their envelope', async () => {
   const rides = await fixtureRidePowerCurves();
   assert.ok(rides.length >= 8, `${rides.length} rides with power`);
   const sets = [...rides.map((ride) => ({ name: ride.key, rides: [ride] })), { name: 'the envelope of all', rides }];
@@ -96,12 +99,14 @@ test('the curve never exceeds a best effort of the fixture rides by more than 1 
     const merged = mergePoints(chosen.flatMap((ride) => [...ride.durations]), chosen.flatMap((ride) => [...ride.values]), [], []);
     if (!enoughData(merged.durations, merged.values, merged.durations[merged.durations.length - 1]! >= 900)) continue;
     fitted++;
-    const p = fit(fittingPoints(merged));
-    const envelope = monotoneEnvelope(merged);
-    for (let i = 0; i < envelope.durations.length; i++) {
-      const t = envelope.durations[i]!;
-      const excess = ompdAt(p, t) / envelope.values[i]! - 1;
-      if (excess > OVERSHOOT) assert.unreachable(`${name}: the curve exceeds the best ${t} s effort (${envelope.values[i]!.toFixed(1)} W) by ${(100 * excess).toFixed(2)} %`);
+    const points = fittingPoints(merged);
+    const p = new Float64Array(4);
+    fitMaximalEfforts(points.durations, points.values, POWER_BOUNDS, p);
+    for (let i = 0; i < merged.durations.length; i++) {
+      const t = merged.durations[i]!;
+      if (t < 10 || t > 1800) continue;
+      const deficit = merged.values[i]! / ompdAt(p, t) - 1;
+      if (deficit > UNDER) assert.unreachable(`${name}: the curve lies ${(100 * deficit).toFixed(2)} % under the best ${t} s effort (${merged.values[i]!.toFixed(1)} W)`);
     }
   }
   assert.ok(fitted >= 6, `${fitted} ride sets had enough data`);
