@@ -21,7 +21,7 @@ test('decodes a CSV in a worker, moving the bytes there and the series and analy
   if (!outcome.ok) return;
   const [activity] = outcome.activities;
   assert.equal({ ...activity, series: null, analysis: null }, {
-    sport: 'cycling', start: Date.UTC(2024, 4, 1, 5), end: Date.UTC(2024, 4, 1, 5) + 1000, offset: 120, samples: 2, metrics: ['power'], series: null,
+    sport: 'cycling', start: Date.UTC(2024, 4, 1, 5), end: Date.UTC(2024, 4, 1, 5) + 2000 /* the last sample's 1 s hold ends it */, offset: 120, samples: 2, metrics: ['power'], series: null,
     summary: { power: { mean: 250, max: 250 } }, laps: [], devices: [], distance: null, analysis: null,
   });
   // Power held 1 s at 250 W, then a missing value counted as 0 for its last second.
