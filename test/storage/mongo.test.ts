@@ -13,7 +13,7 @@ import { Binary, MongoClient } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { openMongoStore } from '../../storage/mongo/mongo-store.js';
 import type { Store } from '../../storage/store.js';
-import { JONGODB_DEVIATIONS, dropTestDatabase, mongoServerMissing, openFreshMongoStore, startMongoServer, type MongoServer } from '../support/mongo-server.js';
+import { JONGODB_DEVIATIONS, JONGODB_RACES, dropTestDatabase, mongoServerMissing, openFreshMongoStore, startMongoServer, type MongoServer } from '../support/mongo-server.js';
 import { storeContract } from './contract.js';
 import { FIXTURES } from '../support/paths.js';
 import { skipUnless, suite } from '../support/uvu.js';
@@ -22,17 +22,6 @@ let server: MongoServer | undefined;
 
 const openFresh = () => openFreshMongoStore(server!.uri);
 
-/**
- * The contract's concurrency tests count winners among racing writers. jongodb loses concurrent commits
- * (test/storage/mongo-double.test.ts), so their result on it would be evidence about it, not about the
- * store: they run on SQLite (in memory, on a file, and across worker threads) and on a real MONGODB_URI.
- */
-const NO_CONCURRENCY = 'jongodb cannot test concurrency (it loses concurrent commits, README): runs on SQLite and on a real MONGODB_URI';
-const JONGODB_RACES: Record<string, string> = {
-  'lets exactly one of ten concurrent consumers redeem an authorization code': NO_CONCURRENCY,
-  'insertIfAbsent under ten concurrent callers inserts once and hands every caller the winner': NO_CONCURRENCY,
-  'lets exactly one of ten concurrent claimers win a job': NO_CONCURRENCY,
-};
 
 const external = Boolean(process.env.MONGODB_URI?.trim());
 

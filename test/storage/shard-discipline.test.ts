@@ -15,7 +15,7 @@ import { suite, skipUnless } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { createUser } from '../../gateway/services/accounts.js';
 import { newId } from '../../storage/ids.js';
-import { JONGODB_DEVIATIONS, mongoServerMissing, openFreshMongoStore, startMongoServer, type MongoServer } from '../support/mongo-server.js';
+import { JONGODB_DEVIATIONS, JONGODB_RACES, mongoServerMissing, openFreshMongoStore, startMongoServer, type MongoServer } from '../support/mongo-server.js';
 import { ShardDiscipline } from '../support/shard-discipline.js';
 import { FIXTURES } from '../support/paths.js';
 import { okJson } from '../support/json-api.js';
@@ -31,7 +31,7 @@ const openMonitored = (discipline: ShardDiscipline) => openFreshMongoStore(serve
 
 storeContract('mongo under shard-key monitoring', () => openMonitored(contractDiscipline), {
   missing: mongoServerMissing(),
-  deviations: external ? {} : JONGODB_DEVIATIONS,
+  deviations: external ? {} : { ...JONGODB_DEVIATIONS, ...JONGODB_RACES },
   async before() {
     server = await startMongoServer();
   },

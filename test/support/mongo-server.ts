@@ -187,6 +187,18 @@ export const JONGODB_DEVIATIONS: Record<string, string> = {
     'jongodb deviates: it sorts a missing field before null (MongoDB sorts them as equal, so the next sort key decides)',
 };
 
+/**
+ * The contract's concurrency tests count winners among racing writers. jongodb loses concurrent commits
+ * (test/storage/mongo-double.test.ts), so their result on it would be evidence about it, not about the
+ * store: they run on SQLite (in memory, on a file, and across worker threads) and on a real MONGODB_URI.
+ */
+const NO_CONCURRENCY = 'jongodb cannot test concurrency (it loses concurrent commits, README): runs on SQLite and on a real MONGODB_URI';
+export const JONGODB_RACES: Record<string, string> = {
+  'lets exactly one of ten concurrent consumers redeem an authorization code': NO_CONCURRENCY,
+  'insertIfAbsent under ten concurrent callers inserts once and hands every caller the winner': NO_CONCURRENCY,
+  'lets exactly one of ten concurrent claimers win a job': NO_CONCURRENCY,
+};
+
 /** A store on a fresh database (`threshold_test_<random>`) of `uri`, dropped when the store closes; `onCommand` hears every command. */
 export async function openFreshMongoStore(uri: string, onCommand?: (event: CommandStartedEvent) => void): Promise<Store> {
   const database = `threshold_test_${randomBytes(6).toString('hex')}`;
