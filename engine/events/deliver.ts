@@ -6,15 +6,23 @@
  *
  * Deliberately: no redirect is followed (a 3xx is a failed attempt, AUTH.md "Server-side request forgery");
  * the connection goes to the checked IP address with the URL's host in `Host` and, for https, in SNI and the
- * certificate check, so a second DNS answer can never steer the request (no DNS rebinding); the response
- * body is drained, never read. Kept honest by test/engine/webhooks.test.ts.
+ * certificate check, so a second DNS answer can never steer the request (no DNS rebinding). The status
+ * decides the attempt; the body is not needed: at most WEBHOOK_ANSWER_MAX_BYTES of it are read, within the
+ * attempt's one deadline (`timeoutMs` covers the status line and the body), through engine/outbound-read.ts,
+ * and then the stream is destroyed (a body that ended in time leaves the socket to the keep-alive pool), so a
+ * receiver that streams forever or trickles costs neither memory nor more than the deadline.
+ * Kept honest by test/engine/webhooks.test.ts.
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { resolvePermitted, urlHost } from '../../domain/outbound-address.js';
+import { readPrefix } from '../outbound-read.js';
 
 export const SIGNATURE_HEADER = 'X-Sweatstack-Signature';
+
+/** Of a receiver's answer body, at most this much is read (and dropped): enough to end an "ok" or a small JSON reply. */
+export const WEBHOOK_ANSWER_MAX_BYTES = 1024;
 
 /** The signature header's value for `body` signed at `unixSeconds`. */
 export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
@@ -77,16 +85,19 @@ export async function deliver(endpoint: string, body: string, secret: string, op
     const settle = (outcome: Omit<AttemptOutcome, 'durationMs'>) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deadline.removeEventListener('abort', late);
       resolve({ ...outcome, durationMs: took() });
     };
     const req = secure ? https.request({ ...request, agent: options.agents.https }) : http.request({ ...request, agent: options.agents.http });
-    const timer = setTimeout(() => {
+    // One deadline for the status line and the body (readPrefix watches it for the body).
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const late = () => {
       settle({ statusCode: null, error: `no answer within ${options.timeoutMs} ms` });
       req.destroy();
-    }, options.timeoutMs);
+    };
+    deadline.addEventListener('abort', late, { once: true });
     req.on('response', (res) => {
-      res.resume(); // drain: the body is never read, the socket goes back to the pool
+      void readPrefix(res, { maxBytes: WEBHOOK_ANSWER_MAX_BYTES, signal: deadline, timeoutMs: options.timeoutMs, what: 'webhook answer' });
       const status = res.statusCode ?? 0;
       if (status >= 200 && status < 300) settle({ statusCode: status, error: null });
       else if (status >= 300 && status < 400) settle({ statusCode: status, error: 'redirect not followed' });

@@ -8,6 +8,11 @@
  * wait ≥ 60 s) or, with no floor, no time (the caller backs off); a 503 carries its `Retry-After` too.
  * Also here: JSON bodies that are not JSON, gzip by magic bytes, form bodies, redacted URLs.
  *
+ * Every body is read through engine/outbound-read.ts within the request's one deadline (`timeoutMs` covers
+ * the status line and the body together) and a byte limit per kind of answer (the `*_MAX_BYTES` below):
+ * a body past its limit is `rejected` (the same call would get the same answer), a body that does not end
+ * in time is `unavailable` (try again later).
+ *
  * Every request first spends from the app's budget in the store (`spend`, provider-budget.ts), shared by
  * all engines. Deliberately no retries and no waiting here: a job that must wait gives its slot back or waits itself
  * (the backfill's Throttle, the delivery job's RescheduleJob; rate-limit-wait.ts decides how long).
@@ -15,6 +20,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import type { Provider } from '../../domain/providers.js';
+import { OutboundLimitError, readBounded, readPrefix } from '../outbound-read.js';
 import { ProviderCallError, type ProviderCallErrorKind } from './provider-call-error.js';
 import type { SpendBudget } from './provider-budget.js';
 
@@ -40,8 +46,23 @@ export interface HttpContext {
   spend?: SpendBudget;
 }
 
-/** How long one provider call may take unless a client says otherwise, milliseconds. */
+/** How long one provider call may take unless a client says otherwise, milliseconds: status line and body together. */
 export const PROVIDER_TIMEOUT_MS = 30_000;
+
+/**
+ * A JSON answer's limit unless the call names another: lists and summaries are KB to a few MB; 16 MiB is
+ * also what we accept from a provider's push (gateway/routes/integrations.ts MAX_PUSH_BYTES).
+ */
+export const PROVIDER_JSON_MAX_BYTES = 16 * 1024 * 1024;
+/** An original activity file (FIT, TCX, GPX), before gunzip and after: the upload limit and the FIT decoder's, 64 MiB (a 24-hour FIT is about 5 MiB). */
+export const PROVIDER_FILE_MAX_BYTES = 64 * 1024 * 1024;
+/** A token answer (a few hundred bytes of JSON): 64 KiB. */
+export const TOKEN_ANSWER_MAX_BYTES = 64 * 1024;
+/** Of an error answer's body, only this much is read for the message (which quotes 300 characters of it). */
+export const ERROR_DETAIL_MAX_BYTES = 4 * 1024;
+
+/** The deadline of each answer `send` returned, for the readers below (a Response carries no signal). */
+const deadlines = new WeakMap<Response, AbortSignal>();
 
 /**
  * One request; a network failure or a timeout is `unavailable`, any HTTP answer is returned as is.
@@ -51,8 +72,11 @@ export const PROVIDER_TIMEOUT_MS = 30_000;
 export async function send(context: HttpContext, url: string, init: RequestInit = {}): Promise<Response> {
   await context.spend?.(context.provider);
   const timeout = AbortSignal.timeout(context.timeoutMs);
+  const signal = context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
   try {
-    return await context.fetch(url, { ...init, signal: context.signal ? AbortSignal.any([context.signal, timeout]) : timeout });
+    const response = await context.fetch(url, { ...init, signal });
+    deadlines.set(response, signal);
+    return response;
   } catch (error) {
     if (context.signal?.aborted) throw context.signal.reason ?? error;
     const reason = error instanceof Error ? error.message : String(error);
@@ -61,11 +85,34 @@ export async function send(context: HttpContext, url: string, init: RequestInit 
 }
 
 /**
- * Reads the body of an answer that should be JSON; anything else is `unavailable` (a proxy's HTML page, a
- * cut body). An empty body is null when the call allows one (`emptyIsNull`: a 204 to a DELETE).
+ * The whole body of an answer, at most `maxBytes`, by the request's deadline: past the limit `rejected`,
+ * late or cut `unavailable`, each naming the call, the status and the limit.
  */
-export async function readJson(context: HttpContext, response: Response, what: string, options: { emptyIsNull?: boolean } = {}): Promise<unknown> {
-  const text = await response.text();
+export async function readBody(context: HttpContext, response: Response, what: string, maxBytes: number): Promise<Buffer> {
+  try {
+    return await readBounded(response.body, { maxBytes, ...deadlineOf(context, response), what: `${what}: HTTP ${response.status}` });
+  } catch (error) {
+    if (context.signal?.aborted) throw context.signal.reason ?? error;
+    if (error instanceof OutboundLimitError) {
+      throw new ProviderCallError(context.provider, error.limit === 'bytes' ? 'rejected' : 'unavailable', error.message, response.status);
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ProviderCallError(context.provider, 'unavailable', `${what}: HTTP ${response.status} with a body that was cut: ${reason}`, response.status);
+  }
+}
+
+/** The signal `send` gave the request (a Response made elsewhere, as in a test, gets the context's timeout from now). */
+function deadlineOf(context: HttpContext, response: Response): { signal: AbortSignal; timeoutMs: number } {
+  return { signal: deadlines.get(response) ?? AbortSignal.timeout(context.timeoutMs), timeoutMs: context.timeoutMs };
+}
+
+/**
+ * Reads the body of an answer that should be JSON (at most `maxBytes`, PROVIDER_JSON_MAX_BYTES unless the
+ * call names its own); anything else is `unavailable` (a proxy's HTML page, a cut body). An empty body is
+ * null when the call allows one (`emptyIsNull`: a 204 to a DELETE).
+ */
+export async function readJson(context: HttpContext, response: Response, what: string, options: { emptyIsNull?: boolean; maxBytes?: number } = {}): Promise<unknown> {
+  const text = (await readBody(context, response, what, options.maxBytes ?? PROVIDER_JSON_MAX_BYTES)).toString('utf8');
   if (text === '' && options.emptyIsNull) return null;
   try {
     return JSON.parse(text);
@@ -82,7 +129,7 @@ export async function readJson(context: HttpContext, response: Response, what: s
 export async function failure(context: HttpContext, response: Response, what: string, kinds: Partial<Record<number, ProviderCallErrorKind>> = {}): Promise<ProviderCallError> {
   const status = response.status;
   const kind = kinds[status] ?? defaultKind(status);
-  const detail = (await response.text().catch(() => '')).slice(0, 300);
+  const detail = (await readPrefix(response.body, { maxBytes: ERROR_DETAIL_MAX_BYTES, ...deadlineOf(context, response), what })).toString('utf8').slice(0, 300);
   const retryAt = kind === 'rate_limited' ? retryAtOf(context, response.headers)
     : status === 503 ? retryAfterOf(response.headers.get('retry-after'), context.now()) : null;
   return new ProviderCallError(context.provider, kind, `${what}: HTTP ${status}${detail ? ` ${detail}` : ''}`, status, retryAt);
@@ -142,8 +189,16 @@ export function formBody(fields: Record<string, string | undefined>): URLSearchP
   return body;
 }
 
-/** Gunzips bytes that start with the gzip magic (1f 8b); others are returned as they are. */
-export function maybeGunzip(bytes: Uint8Array): Uint8Array {
+/**
+ * Gunzips bytes that start with the gzip magic (1f 8b); others are returned as they are. At most
+ * PROVIDER_FILE_MAX_BYTES come out (a small gzip can unpack to gigabytes): more is `rejected`.
+ */
+export function maybeGunzip(context: HttpContext, bytes: Uint8Array, what: string): Uint8Array {
   if (bytes.length < 2 || bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  return new Uint8Array(gunzipSync(bytes));
+  try {
+    return new Uint8Array(gunzipSync(bytes, { maxOutputLength: PROVIDER_FILE_MAX_BYTES }));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw error;
+    throw new ProviderCallError(context.provider, 'rejected', `${what}: the file unpacks to more than ${PROVIDER_FILE_MAX_BYTES} bytes`);
+  }
 }

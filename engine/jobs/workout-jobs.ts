@@ -27,7 +27,6 @@ import { PROVIDERS, type Provider } from '../../domain/providers.js';
 import { describeWithheld, withheld } from '../../domain/provider-permissions.js';
 import { parseSwf } from '../../domain/workouts/swf.js';
 import { ProviderCallError } from '../integrations/provider-call-error.js';
-import { PROVIDER_TIMEOUT_MS } from '../integrations/provider-http.js';
 import { BudgetSpent } from '../integrations/provider-budget.js';
 import { placeWait, rateLimitWaitMs } from '../integrations/rate-limit-wait.js';
 import { DeliveryRefused, refusalOf } from '../workouts/delivery-refused.js';
@@ -198,7 +197,7 @@ export function workoutRemovalJobHandler(deps: WorkoutJobDeps): JobHandler {
 async function httpFor(deps: WorkoutJobDeps, connection: ConnectionRecord, signal: AbortSignal): Promise<WorkoutApi> {
   return {
     context: {
-      provider: connection.provider, fetch: deps.options.fetch, now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null, signal,
+      provider: connection.provider, fetch: deps.options.fetch, now: Date.now, timeoutMs: deps.options.timeoutMs, rateLimitFloorMs: null, signal,
       ...(deps.options.spend && { spend: deps.options.spend }),
     },
     baseUrl: deps.options.apiBaseUrls[connection.provider],

@@ -10,12 +10,15 @@ import type { ConnectionRecord } from '../../storage/records.js';
 import type { Provider } from '../../domain/providers.js';
 import { openCredentials } from '../integrations/credentials.js';
 import { DeliveryRefused } from './delivery-refused.js';
+import { PROVIDER_TIMEOUT_MS } from '../integrations/provider-http.js';
 
 export interface WorkoutDeliveryOptions {
   /** API base URL per provider (stand-ins in tests). */
   apiBaseUrls: Readonly<Record<Provider, string>>;
   accessTokenFor(connection: ConnectionRecord): Promise<string>;
   fetch: typeof fetch;
+  /** Each call's deadline for the status line and the body, milliseconds (PROVIDER_TIMEOUT_MS; shorter in tests). */
+  timeoutMs: number;
   /** The shared request budget every delivery call spends from first (integrations/provider-budget.ts); none: unmetered. */
   spend?: SpendBudget;
 }
@@ -41,6 +44,7 @@ export function workoutDeliveryOptions(overrides: Partial<WorkoutDeliveryOptions
     apiBaseUrls: { ...PROVIDER_API_BASE_URLS, ...overrides.apiBaseUrls },
     accessTokenFor: overrides.accessTokenFor ?? notConfigured,
     fetch: overrides.fetch ?? fetch,
+    timeoutMs: overrides.timeoutMs ?? PROVIDER_TIMEOUT_MS,
     ...(overrides.spend && { spend: overrides.spend }),
   };
 }

@@ -10,6 +10,12 @@ import { ProviderCallError } from '../integrations/provider-call-error.js';
 import { failure, readJson, send, type HttpContext } from '../integrations/provider-http.js';
 import { DeliveryRefused } from './delivery-refused.js';
 
+/**
+ * A workout API's answer: the created workout or schedule echoed back (a Garmin workout has at most 100
+ * steps [GAR-trn]), a few KB; 1 MiB leaves room for any of them and no more.
+ */
+export const WORKOUT_ANSWER_MAX_BYTES = 1024 * 1024;
+
 export interface WorkoutApi {
   /** The provider, fetch, deadline and the job's abort signal. */
   context: HttpContext;
@@ -38,7 +44,7 @@ export async function callProvider(api: WorkoutApi, method: string, path: string
   const response = await send(api.context, `${api.baseUrl.replace(/\/+$/, '')}${path}`, { method, headers, ...(payload !== undefined && { body: payload }) });
   if (!response.ok) throw await failure(api.context, response, what);
   try {
-    return await readJson(api.context, response, what, { emptyIsNull: true });
+    return await readJson(api.context, response, what, { emptyIsNull: true, maxBytes: WORKOUT_ANSWER_MAX_BYTES });
   } catch (error) {
     throw error instanceof ProviderCallError ? new DeliveryRefused('bad_response', error.message) : error;
   }

@@ -20,7 +20,7 @@ import { redirectUriProblem } from '../auth/redirect-uris.js';
 import { isOnPagesOrigin, pageUrl } from '../hosted-pages/page-urls.js';
 import { addClientSecret, createApplication, purposeProblems } from './accounts.js';
 import { attachPage, slugOrThrow } from './pages.js';
-import { MAX_WEBHOOK_ENDPOINTS, webhookEndpointProblem } from './webhook-endpoints.js';
+import { MAX_WEBHOOK_ENDPOINTS, normalWebhookEndpoint, webhookEndpointProblem } from './webhook-endpoints.js';
 
 export const DEFAULT_CAPABILITIES = ['activities', 'activity_history'];
 
@@ -45,9 +45,10 @@ export async function createDevApplication(
   store: Store, ownerId: string, input: NewDevApplication, rules: ApplicationRules,
 ): Promise<{ application: ApplicationRecord; clientSecret: string | null }> {
   const slug = input.page != null ? slugOrThrow(input.page) : null;
+  const endpoints = (input.webhook_endpoints ?? []).map(normalWebhookEndpoint); // same positions as given, for the issues' loc
   const issues = [
     ...pagesOriginIssues(input.redirect_uris ?? [], null, rules.pagesBase),
-    ...(await webhookIssues(input.webhook_endpoints ?? [], rules)),
+    ...(await webhookIssues(endpoints, rules)),
   ];
   if (issues.length > 0) throw new ValidationError(issues);
   let application = await createApplication(store, ownerId, {
@@ -55,7 +56,7 @@ export async function createDevApplication(
   });
   application = (await store.applications.updateOne({ id: application.id }, {
     set: {
-      webhook_endpoints: [...new Set(input.webhook_endpoints ?? [])],
+      webhook_endpoints: [...new Set(endpoints)],
       webhook_secret: input.webhook_secret ?? null,
       capabilities: input.capabilities ? [...new Set(input.capabilities)] : DEFAULT_CAPABILITIES,
     },
@@ -115,7 +116,7 @@ export async function updateApplicationSettings(
     if (problem) issue('redirect_uris', `${uri}: ${problem}`);
   }
   for (const found of pagesOriginIssues(redirectUris, application.page_slug, rules.pagesBase)) issue('redirect_uris', found.msg);
-  const endpoints = [...new Set(input.webhook_endpoints.map((uri) => uri.trim()).filter(Boolean))];
+  const endpoints = [...new Set(input.webhook_endpoints.map(normalWebhookEndpoint).filter(Boolean))];
   for (const found of await webhookIssues(endpoints, rules)) issue('webhook_endpoints', found.msg);
   const secret = input.webhook_secret.trim();
   if (secret && (secret.length < 16 || secret.length > 256)) issue('webhook_secret', 'A webhook secret has 16 to 256 characters.');

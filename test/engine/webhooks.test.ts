@@ -107,6 +107,21 @@ webhooks('an endpoint that does not answer within the timeout is retried', async
   assert.ok(attempts[0]!.duration_ms >= TIMEOUT_MS - 5);
 });
 
+webhooks('a receiver whose answer never ends [endless, trickle]: its status decides the attempt at once, and the connection is cut after at most a small read within the timeout', async (context) => {
+  const receiver = await receiverFor(context);
+  const script = [{ status: 500, body: 'endless' }, { status: 200, body: 'endless' }, { status: 503, body: 'trickle' }, { status: 200, body: 'trickle' }] as const;
+  receiver.answer = (_request, index) => script[index] ?? 200;
+  const subscriber = await subscribe(context.stack, [receiver.url]);
+  await createTests(context.stack, subscriber, 2);
+  const attempts = await attemptsOf(context.stack, subscriber.appId, 4);
+  assert.equal(attempts.map((attempt) => [attempt.status_code, attempt.error]), [[500, 'answered 500'], [200, null], [503, 'answered 503'], [200, null]]);
+  assert.ok(attempts.every((attempt) => attempt.duration_ms < TIMEOUT_MS), `decided at the status line: ${attempts.map((attempt) => attempt.duration_ms)}`);
+  await receiver.waitFor(() => receiver.tallies.length === 4 && receiver.tallies.every((tally) => tally.closed), TIMEOUT_MS + 5_000)
+    .catch(() => assert.unreachable(`the engine still reads: ${JSON.stringify(receiver.tallies)}`));
+  // Written is what the loopback socket buffers took before the cut (a few MB at most), not what was read.
+  assert.ok(receiver.tallies.every((tally) => tally.written < 32 * 1024 * 1024), JSON.stringify(receiver.tallies));
+});
+
 webhooks('a redirect is not followed: the attempt fails and the target is never called', async (context) => {
   const receiver = await receiverFor(context);
   receiver.answer = (request) => (request.path === '/hooks' ? { status: 307, headers: { location: '/elsewhere' } } : 200);

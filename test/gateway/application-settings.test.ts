@@ -72,6 +72,21 @@ test('shows each problem beside its field, keeps what was typed and saves nothin
   assert.equal(await stack.store.applications.get(app.id), before);
 });
 
+test('webhook endpoints typed in the form: whitespace around a line is dropped, a tab or a space inside is shown beside the field and nothing is saved', async () => {
+  const csrf = csrfFrom(await (await jar.get(path())).text());
+  const saved = await jar.post(`${path()}/settings`, { ...fields({ webhook_endpoints: '  https://hooks.test/one\t\r\n\r\n https://hooks.test/two ' }), csrf });
+  assert.is(saved.status, 303);
+  assert.equal((await stack.store.applications.get(app.id))!.webhook_endpoints, ['https://hooks.test/one', 'https://hooks.test/two']);
+  for (const [typed, message] of [['https://hooks.test/a\tb', /must not contain a tab \(at character 21\)/], ['https://hooks.test/a b', /must not contain a space \(at character 21\)/]] as const) {
+    const refused = await jar.post(`${path()}/settings`, { ...fields({ webhook_endpoints: typed }), csrf });
+    assert.is(refused.status, 422, JSON.stringify(typed));
+    const body = await refused.text();
+    assert.match(body, /id="webhook_endpoints-error"/);
+    assert.match(body, message);
+    assert.equal((await stack.store.applications.get(app.id))!.webhook_endpoints, ['https://hooks.test/one', 'https://hooks.test/two']);
+  }
+});
+
 test('refuses a post without the session\'s CSRF token, and another account\'s application is a 404', async () => {
   assert.is((await jar.post(`${path()}/settings`, fields({ name: 'Hijacked' }))).status, 403);
   assert.is((await stack.store.applications.get(app.id))!.name, 'Pacer');

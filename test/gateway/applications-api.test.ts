@@ -123,6 +123,25 @@ test('accepts public https webhook endpoints and allowed hosts, refuses loopback
   assert.is((await post(owner.token, { name: 'Hooks', webhook_secret: 'short' })).status, 422);
 });
 
+test('webhook endpoints: whitespace around one is dropped; a space, tab or CR LF inside is a 422 at its index naming the character [paste]', async () => {
+  const trimmed = await post(owner.token, { name: 'Hooks', webhook_endpoints: ['  https://hooks.test/a  ', '\thttps://hooks.test/b\r\n', 'https://hooks.test/a'] });
+  assert.is(trimmed.status, 200, JSON.stringify(trimmed.body));
+  assert.equal(trimmed.body.webhook_endpoints, ['https://hooks.test/a', 'https://hooks.test/b'], 'trimmed, then the same endpoint once');
+  assert.equal((await stack.store.applications.get(trimmed.body.id))!.webhook_endpoints, ['https://hooks.test/a', 'https://hooks.test/b']);
+  const cases: [string, RegExp][] = [
+    ['https://hooks.test/a b', /^https:\/\/hooks\.test\/a b: must not contain a space \(at character 21\); a space inside a URL is written %20$/],
+    ['https://hooks.test/a\r\nX-Injected: 1', /must not contain a line break \(CR\) \(at character 21\)$/],
+    ['https://hooks.test/a\nb', /must not contain a line break \(LF\) \(at character 21\)$/],
+    ['https://hooks.\ttest/a', /must not contain a tab \(at character 15\)$/],
+    ['https://hooks.test/\u0000a', /must not contain the character U\+0000 \(at character 20\)$/],
+  ];
+  for (const [endpoint, message] of cases) {
+    const refused = await post(owner.token, { name: 'Hooks', webhook_endpoints: ['https://hooks.test/ok', endpoint] });
+    assert.is(refused.status, 422, JSON.stringify(endpoint));
+    assert.match(validationIssueAt(refused, ['body', 'webhook_endpoints', 1]), message);
+  }
+});
+
 test('classifies addresses a webhook may never reach', () => {
   for (const address of ['127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fc00::1', 'ff02::1', '::ffff:10.0.0.1', '::ffff:7f00:1']) {
     assert.ok(isRefusedAddress(address), address);

@@ -22,6 +22,7 @@ import { NO_PROVIDER_WARNING } from '../../domain/workouts/schedule-warnings.js'
 import type { ConnectionRecord } from '../../storage/records.js';
 import type { Provider } from '../../domain/providers.js';
 import { createLogger } from '../../domain/logger.js';
+import { WORKOUT_ANSWER_MAX_BYTES } from '../../engine/workouts/provider-call.js';
 
 interface Context {
   stack: TestStack;
@@ -34,6 +35,8 @@ const workouts = suite<Context>('scheduled workouts');
 const PATH = '/api/v1/workouts/schedule';
 const RESPONSE_KEYS = ['id', 'sport', 'start', 'start_local', 'swf', 'parameters', 'application_id', 'application_name', 'deliveries', 'warnings'];
 const DAY = 86_400_000;
+/** Each provider call's deadline here (30 s in production): long enough for a loaded machine, short enough to wait for. */
+const CALL_DEADLINE_MS = 5_000;
 
 /** An instant `days` ahead at 07:00 UTC, written at +02:00 (09:00 local). */
 function startIn(days: number): string {
@@ -53,7 +56,7 @@ const body = (over: Record<string, unknown> = {}) => ({ swf: swf(), start: start
 workouts.before(async (context) => {
   context.key = randomBytes(32);
   context.apis = await startWorkoutApis();
-  context.stack = await startStack({ JOB_POLL_MS: '20' }, { workouts: { apiBaseUrls: context.apis.baseUrls, accessTokenFor: sealedAccessToken(context.key) } });
+  context.stack = await startStack({ JOB_POLL_MS: '20' }, { workouts: { apiBaseUrls: context.apis.baseUrls, accessTokenFor: sealedAccessToken(context.key), timeoutMs: CALL_DEADLINE_MS } });
   const owner = await context.stack.userWithToken([]);
   context.appId = (await createApplication(context.stack.store, owner.userId, { name: 'Coach app' })).id;
 });
@@ -239,6 +242,27 @@ workouts('a delivery the provider refuses fails with a reason and the provider\'
   assert.is(byProvider.wahoo.status, 'failed');
   assert.is(byProvider.wahoo.reason, 'authorization_refused');
   assert.match(byProvider.wahoo.detail, /HTTP 401/);
+});
+
+workouts('a provider answer that never ends is cut at its limit or deadline: a 2xx fails as bad_response naming it, a 500 is retried until delivered', async (context) => {
+  const { api, userId } = await athlete(context);
+  await connect(context, userId, 'garmin_connect');
+  await connect(context, userId, 'intervals_icu');
+  await connect(context, userId, 'wahoo');
+  const before = context.apis.tallies.length;
+  context.apis.garmin.failNext(200, { endless: 'endless', path: /^\/workoutportal\/workout\/v2$/ });
+  context.apis.intervals.failNext(200, { endless: 'trickle', path: /events\/bulk$/ });
+  context.apis.wahoo.failNext(500, { endless: 'endless', path: /^\/v1\/workouts$/ });
+  const created = (await api.post(PATH, body())).body;
+  const done = await settled(api, created.id);
+  const byProvider = Object.fromEntries(done.deliveries.map((delivery: { integration: string }) => [delivery.integration, delivery]));
+  assert.equal([byProvider.garmin_connect.status, byProvider.garmin_connect.reason], ['failed', 'bad_response']);
+  assert.match(byProvider.garmin_connect.detail, `garmin_connect create workout: HTTP 200: the answer passed ${WORKOUT_ANSWER_MAX_BYTES} bytes`);
+  assert.equal([byProvider.intervals_icu.status, byProvider.intervals_icu.reason], ['failed', 'bad_response']);
+  assert.match(byProvider.intervals_icu.detail, `HTTP 200: the answer did not end within the ${CALL_DEADLINE_MS} ms deadline`);
+  assert.is(byProvider.wahoo.status, 'delivered', 'the 500 with an endless body was read as a short error and retried');
+  const ours = context.apis.tallies.slice(before);
+  await until('the stand-in sees every endless answer closed', () => ours.length === 3 && ours.every((tally) => tally.closed), 10_000);
 });
 
 workouts('a workout Garmin cannot hold (over 100 steps) fails there with too_many_steps and reaches intervals.icu', async (context) => {

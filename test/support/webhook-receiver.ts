@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { createApplication } from '../../gateway/services/accounts.js';
 import type { TestStack } from './stack.js';
+import { writeEndless, type EndlessBody, type Tallies } from './endless-answers.js';
 
 export interface Received {
   path: string;
@@ -19,13 +20,15 @@ export interface Received {
   at: number;
 }
 
-/** What to answer: a status (with headers), or 'hang' to never answer. */
-export type Answer = number | { status: number; headers?: Record<string, string> } | 'hang';
+/** What to answer: a status (with headers, and a body that never ends), or 'hang' to never answer. */
+export type Answer = number | { status: number; headers?: Record<string, string>; body?: EndlessBody } | 'hang';
 
 export interface Receiver {
   url: string;
   port: number;
   received: Received[];
+  /** One per answer with a never-ending body: what was written, and whether the client hung up. */
+  tallies: Tallies;
   /** Decides each answer; the default answers 200. */
   answer: (request: Received, index: number) => Answer;
   /** Resolves with `received` once `ready(received)` holds; throws after `timeoutMs`. */
@@ -36,7 +39,7 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const hanging = new Set<http.ServerResponse>();
   const receiver: Receiver = {
-    url: '', port: 0, received: [],
+    url: '', port: 0, received: [], tallies: [],
     answer: () => 200,
     async waitFor(ready, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
@@ -63,9 +66,10 @@ export async function startReceiver(): Promise<Receiver> {
         hanging.add(response);
         return;
       }
-      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+      const { status, headers, body } = typeof answer === 'number' ? { status: answer, headers: {}, body: undefined } : answer;
       response.writeHead(status, headers);
-      response.end();
+      if (body) writeEndless(response, body, receiver.tallies);
+      else response.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

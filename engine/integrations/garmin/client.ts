@@ -8,7 +8,7 @@
  */
 import type { ProviderTokens } from '../credentials.js';
 import { ProviderCallError } from '../provider-call-error.js';
-import { failure, readJson, send, type HttpContext } from '../provider-http.js';
+import { failure, PROVIDER_FILE_MAX_BYTES, readBody, readJson, send, type HttpContext } from '../provider-http.js';
 import type { Serializer, TokenKeeper } from '../token-keeper.js';
 import { onWellnessApi, wellnessUrlOf, type GarminApp } from './endpoints.js';
 import { garminNeedsRefresh, refreshGarminTokens } from './oauth.js';
@@ -32,6 +32,12 @@ export interface GarminConnection {
    */
   refresh?: boolean;
 }
+
+/**
+ * A ping's records (up to 24 h of summaries, or activity details with their samples): Garmin says to
+ * accept pushes of at least 10 MB and activity details of up to 100 MB [GAR-act], so a pull may be as large.
+ */
+export const GARMIN_PULL_MAX_BYTES = 128 * 1024 * 1024;
 
 /** Garmin documents no limit headers: a 429 waits at least 60 s (plus jitter). */
 export const GARMIN_RATE_LIMIT_FLOOR_MS = 60_000;
@@ -97,7 +103,7 @@ export class GarminClient {
 
   /** The records behind a ping: the callback URL is called exactly as given (it carries a pull token). */
   async pullCallback(callbackUrl: string): Promise<Record<string, unknown>[]> {
-    const body = await this.getJson(callbackUrl, 'ping callback');
+    const body = await this.getJson(callbackUrl, 'ping callback', GARMIN_PULL_MAX_BYTES);
     if (!Array.isArray(body)) throw new ProviderCallError('garmin_connect', 'unavailable', 'garmin ping callback: the answer is not a list');
     return body as Record<string, unknown>[];
   }
@@ -125,13 +131,13 @@ export class GarminClient {
       return { kind: 'gone' };
     }
     if (!response.ok) throw await failure(this.context, response, 'garmin activity file');
-    return { kind: 'file', bytes: new Uint8Array(await response.arrayBuffer()) };
+    return { kind: 'file', bytes: new Uint8Array(await readBody(this.context, response, 'garmin activity file', PROVIDER_FILE_MAX_BYTES)) };
   }
 
-  private async getJson(url: string, what: string): Promise<unknown> {
+  private async getJson(url: string, what: string, maxBytes?: number): Promise<unknown> {
     const response = await this.authorized(url, { headers: { accept: 'application/json' } });
     if (!response.ok) throw await failure(this.context, response, `garmin ${what}`);
-    return readJson(this.context, response, `garmin ${what}`);
+    return readJson(this.context, response, `garmin ${what}`, { ...(maxBytes !== undefined && { maxBytes }) });
   }
 
   private async authorized(url: string, init: RequestInit = {}): Promise<Response> {

@@ -7,7 +7,7 @@
  */
 import type { ProviderTokens } from '../credentials.js';
 import { ProviderCallError } from '../provider-call-error.js';
-import { failure, formBody, readJson, send, type HttpContext } from '../provider-http.js';
+import { failure, formBody, readJson, send, TOKEN_ANSWER_MAX_BYTES, type HttpContext } from '../provider-http.js';
 import { authorizeUrlOf, tokenUrlOf, type GarminApp } from './endpoints.js';
 
 /** "Refresh ≥ 600 s before expiry" [GAR-pkce]. */
@@ -58,7 +58,7 @@ async function tokenRequest(context: HttpContext, app: GarminApp, what: string, 
   });
   // A refused code or refresh token (400 invalid_grant, 401) means the user must connect again.
   if (!response.ok) throw await failure(context, response, `garmin ${what}`, { 400: 'unauthorized' });
-  return garminTokensOf(context, await readJson(context, response, `garmin ${what}`));
+  return garminTokensOf(context, await readJson(context, response, `garmin ${what}`, { maxBytes: TOKEN_ANSWER_MAX_BYTES }));
 }
 
 function garminTokensOf(context: HttpContext, body: unknown): ProviderTokens {

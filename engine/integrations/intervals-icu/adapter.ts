@@ -13,7 +13,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { ProviderTokens } from '../credentials.js';
 import { ProviderCallError, translated } from '../provider-call-error.js';
 import type { SpendBudget } from '../provider-budget.js';
-import { failure, formBody, maybeGunzip, PROVIDER_TIMEOUT_MS, readJson, send, type HttpContext } from '../provider-http.js';
+import { failure, formBody, maybeGunzip, PROVIDER_FILE_MAX_BYTES, PROVIDER_TIMEOUT_MS, readBody, readJson, send, TOKEN_ANSWER_MAX_BYTES, type HttpContext } from '../provider-http.js';
 import {
   PushRejected, type AuthorizationStart, type HistoryPage, type ProviderAdapter, type ProviderSettings,
   type PushItem, type PushRequest, type RemoteActivity, type RemoteDaily,
@@ -47,10 +47,10 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
   // fetch is looked up per call, as before: a test may stub the global after the adapter is built.
   const context: HttpContext = { provider: PROVIDER, fetch: (input, init) => globalThis.fetch(input, init), now: Date.now, timeoutMs: PROVIDER_TIMEOUT_MS, rateLimitFloorMs: null, ...(options.spend && { spend: options.spend }) };
   /** A call whose answer must be JSON (`what` names it in errors); other answers fail as provider-http.ts maps them. */
-  const getJson = async (url: string, what: string, init: RequestInit): Promise<unknown> => {
+  const getJson = async (url: string, what: string, init: RequestInit, maxBytes?: number): Promise<unknown> => {
     const response = await send(context, url, init);
     if (!response.ok) throw await failure(context, response, what);
-    return readJson(context, response, what);
+    return readJson(context, response, what, { ...(maxBytes !== undefined && { maxBytes }) });
   };
 
   return {
@@ -68,7 +68,7 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: formBody({ client_id: settings.clientId, client_secret: settings.clientSecret, code, redirect_uri: redirectUri }),
-      })) as { access_token?: string; scope?: string; athlete?: { id?: string | number; name?: unknown } } | null;
+      }, TOKEN_ANSWER_MAX_BYTES)) as { access_token?: string; scope?: string; athlete?: { id?: string | number; name?: unknown } } | null;
       if (typeof body?.access_token !== 'string') throw new ProviderCallError(PROVIDER, 'unavailable', 'intervals_icu: token answer without access_token');
       return {
         access_token: body.access_token, refresh_token: null, expires_at: null, refresh_expires_at: null,
@@ -127,7 +127,8 @@ export function intervalsIcuAdapter(settings: ProviderSettings, options: { listL
       }
       if (!response.ok) throw await failure(context, response, 'intervals_icu GET activity file');
       // The original file, reportedly gzip-compressed [unverified]: sniff the magic bytes.
-      return maybeGunzip(new Uint8Array(await response.arrayBuffer()));
+      const what = 'intervals_icu GET activity file';
+      return maybeGunzip(context, new Uint8Array(await readBody(context, response, what, PROVIDER_FILE_MAX_BYTES)), what);
     }),
 
     parsePush(request: PushRequest): PushItem[] {

@@ -10,7 +10,7 @@
  */
 import type { ProviderTokens } from '../credentials.js';
 import { ProviderCallError } from '../provider-call-error.js';
-import { failure, readJson, retryAtOf, send, type HttpContext } from '../provider-http.js';
+import { failure, PROVIDER_FILE_MAX_BYTES, readBody, readJson, retryAtOf, send, type HttpContext } from '../provider-http.js';
 import type { Serializer, TokenKeeper } from '../token-keeper.js';
 import { wahooUrl, type WahooApp } from './endpoints.js';
 import { refreshWahooTokens } from './oauth.js';
@@ -89,7 +89,7 @@ export class WahooClient {
   async downloadFile(url: string): Promise<Uint8Array> {
     const response = await send(this.context, url);
     if (!response.ok) throw await failure(this.context, response, 'wahoo FIT download', { 403: 'rejected' });
-    return new Uint8Array(await response.arrayBuffer());
+    return new Uint8Array(await readBody(this.context, response, 'wahoo FIT download', PROVIDER_FILE_MAX_BYTES));
   }
 
   /** Our disconnect; afterwards every token of the connection answers 401. A 401 now means already gone. */

@@ -8,7 +8,7 @@
  */
 import type { ProviderTokens } from '../credentials.js';
 import { ProviderCallError } from '../provider-call-error.js';
-import { failure, readJson, send, type HttpContext } from '../provider-http.js';
+import { failure, readJson, send, TOKEN_ANSWER_MAX_BYTES, type HttpContext } from '../provider-http.js';
 import { wahooUrl, type WahooApp } from './endpoints.js';
 
 export function wahooAuthorizeUrl(app: WahooApp, request: { redirectUri: string; state: string; challenge?: string }): string {
@@ -48,14 +48,14 @@ async function tokenRequest(context: HttpContext, app: WahooApp, what: string, f
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
   const response = await send(context, url.toString(), { method: 'POST', headers: { accept: 'application/json' } });
   if (!response.ok) {
-    const body = await response.clone().text().catch(() => '');
-    if (isTooManyTokens(response.status, body)) {
+    // A refused code or refresh token (400 invalid_grant, 401) means the user must connect again.
+    const refused = await failure(context, response, `wahoo ${what}`, { 400: 'unauthorized' });
+    if (isTooManyTokens(response.status, refused.message)) {
       throw new ProviderCallError('wahoo', 'unauthorized', 'wahoo: too many unrevoked tokens for this user (10 per app); the user must revoke access in Wahoo and connect again', response.status);
     }
-    // A refused code or refresh token (400 invalid_grant, 401) means the user must connect again.
-    throw await failure(context, response, `wahoo ${what}`, { 400: 'unauthorized' });
+    throw refused;
   }
-  const reply = (await readJson(context, response, `wahoo ${what}`)) as Record<string, unknown> | null;
+  const reply = (await readJson(context, response, `wahoo ${what}`, { maxBytes: TOKEN_ANSWER_MAX_BYTES })) as Record<string, unknown> | null;
   const { access_token, refresh_token, expires_in, scope } = reply ?? {};
   if (typeof access_token !== 'string' || typeof refresh_token !== 'string') {
     throw new ProviderCallError('wahoo', 'unavailable', `wahoo ${what}: the answer lacks access_token or refresh_token`);

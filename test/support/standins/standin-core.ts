@@ -11,6 +11,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeEndless, type EndlessBody, type Tallies } from '../endless-answers.js';
 
 export interface StandinRequest {
   method: string;
@@ -29,6 +30,8 @@ export interface Reply {
   /** An object is sent as JSON; a Buffer or string as is. */
   body?: unknown;
   headers?: Record<string, string>;
+  /** Instead of `body`: one that never ends (test/support/endless-answers.ts), tallied in `Standin.tallies`. */
+  endless?: EndlessBody;
 }
 
 export type RouteHandler = (request: StandinRequest) => Reply | Promise<Reply>;
@@ -100,6 +103,8 @@ export interface Standin {
   clock: FakeClock;
   /** Every request, in arrival order. */
   log: StandinRequest[];
+  /** One per answer with a never-ending body: what was written, and whether the client hung up. */
+  tallies: Tallies;
   /** The next `times` requests matching get `reply`. */
   fault(fault: Fault): void;
   /** Requests in the log to a path (exact string or RegExp), optionally of one method. */
@@ -110,6 +115,7 @@ export interface Standin {
 export async function startStandin(options: StandinOptions): Promise<Standin> {
   const table = [...compile(options.extraRoutes ?? {}), ...compile(options.routes)];
   const log: StandinRequest[] = [];
+  const tallies: Tallies = [];
   const faults: (Fault & { left: number })[] = [];
   const matches = (path: string | RegExp, actual: string) => (typeof path === 'string' ? path === actual : path.test(actual));
 
@@ -124,9 +130,9 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     log.push(request);
     try {
       const reply = await answer(request);
-      write(response, reply, options.decorate?.(request, reply) ?? {});
+      write(response, reply, options.decorate?.(request, reply) ?? {}, tallies);
     } catch (error) {
-      write(response, { status: 500, body: { error: `stand-in: ${error instanceof Error ? error.message : String(error)}` } }, {});
+      write(response, { status: 500, body: { error: `stand-in: ${error instanceof Error ? error.message : String(error)}` } }, {}, tallies);
     }
   });
 
@@ -154,6 +160,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     baseUrl: `http://127.0.0.1:${port}`,
     clock: options.clock,
     log,
+    tallies,
     fault: (fault) => faults.push({ ...fault, left: fault.times ?? 1 }),
     requests: (path, method) => log.filter((entry) => matches(path, entry.path) && (!method || entry.method === method)),
     close: () => new Promise<void>((resolve) => {
@@ -175,8 +182,13 @@ function compile(routes: Routes) {
   });
 }
 
-function write(response: ServerResponse, reply: Reply, extra: Record<string, string>): void {
+function write(response: ServerResponse, reply: Reply, extra: Record<string, string>, tallies: Tallies): void {
   const headers: Record<string, string> = { ...extra, ...reply.headers };
+  if (reply.endless) {
+    response.writeHead(reply.status, headers);
+    writeEndless(response, reply.endless, tallies);
+    return;
+  }
   let payload: Buffer | string | undefined;
   if (reply.body === undefined) payload = undefined;
   else if (Buffer.isBuffer(reply.body) || reply.body instanceof Uint8Array) payload = Buffer.from(reply.body as Uint8Array);

@@ -25,6 +25,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeEndless, type EndlessBody, type Tallies } from '../endless-answers.js';
 
 export interface StandinRequest {
   method: string;
@@ -38,6 +39,8 @@ export interface StandinAnswer {
   status: number;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Instead of `body`: one that never ends (test/support/endless-answers.ts). */
+  endless?: EndlessBody;
 }
 
 export interface LoggedCall {
@@ -50,6 +53,7 @@ export interface LoggedCall {
 interface Fault {
   status: number;
   body: unknown;
+  endless?: EndlessBody;
   path: RegExp | null;
   headers: Record<string, string>;
 }
@@ -61,10 +65,10 @@ abstract class WorkoutApiStandin {
   private readonly faults: Fault[] = [];
   private nextId = 1000;
 
-  /** The next `times` requests (matching `path` when given) answer `status` with `body`. */
-  failNext(status: number, options: { times?: number; body?: unknown; path?: RegExp; headers?: Record<string, string> } = {}): void {
+  /** The next `times` requests (matching `path` when given) answer `status` with `body`, or with a body that never ends. */
+  failNext(status: number, options: { times?: number; body?: unknown; endless?: EndlessBody; path?: RegExp; headers?: Record<string, string> } = {}): void {
     for (let i = 0; i < (options.times ?? 1); i += 1) {
-      this.faults.push({ status, body: options.body ?? { error: `scripted ${status}` }, path: options.path ?? null, headers: options.headers ?? {} });
+      this.faults.push({ status, body: options.body ?? { error: `scripted ${status}` }, path: options.path ?? null, headers: options.headers ?? {}, ...(options.endless && { endless: options.endless }) });
     }
   }
 
@@ -79,7 +83,7 @@ abstract class WorkoutApiStandin {
     const fault = this.faults.findIndex((candidate) => candidate.path === null || candidate.path.test(request.url.pathname));
     if (fault >= 0) {
       const [scripted] = this.faults.splice(fault, 1);
-      return this.decorate({ status: scripted!.status, headers: scripted!.headers, body: scripted!.body });
+      return this.decorate({ status: scripted!.status, headers: scripted!.headers, body: scripted!.body, ...(scripted!.endless && { endless: scripted!.endless }) });
     }
     return this.decorate(this.route(request, token, json, form ?? {}));
   }
@@ -267,6 +271,8 @@ export interface WorkoutApis {
   garmin: GarminTrainingApi;
   intervals: IntervalsEventsApi;
   wahoo: WahooPlansApi;
+  /** One per answer with a never-ending body: what was written, and whether the client hung up. */
+  tallies: Tallies;
   /** API base URL per provider, as the engine's workout delivery takes them. */
   baseUrls: { garmin_connect: string; intervals_icu: string; wahoo: string };
   close(): Promise<void>;
@@ -275,6 +281,7 @@ export interface WorkoutApis {
 /** The three stand-ins on one loopback server on an ephemeral port, each under its own prefix. */
 export async function startWorkoutApis(): Promise<WorkoutApis> {
   const mounts = { '/garmin': new GarminTrainingApi(), '/intervals': new IntervalsEventsApi(), '/wahoo': new WahooPlansApi() };
+  const tallies: Tallies = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -285,6 +292,11 @@ export async function startWorkoutApis(): Promise<WorkoutApis> {
         ? mounts[prefix].handle({ method: request.method ?? 'GET', url: new URL(`${url.pathname.slice(prefix.length)}${url.search}`, 'http://standin'), headers: request.headers, body: Buffer.concat(chunks) })
         : null;
       const final = answer ?? { status: 404, body: { error: 'no stand-in here' } };
+      if (final.endless) {
+        response.writeHead(final.status, { 'content-type': 'application/json', ...final.headers });
+        writeEndless(response, final.endless, tallies);
+        return;
+      }
       const text = final.body === undefined ? '' : JSON.stringify(final.body);
       response.writeHead(final.status, { ...(text && { 'content-type': 'application/json' }), ...final.headers });
       response.end(text);
@@ -296,6 +308,7 @@ export async function startWorkoutApis(): Promise<WorkoutApis> {
     garmin: mounts['/garmin'],
     intervals: mounts['/intervals'],
     wahoo: mounts['/wahoo'],
+    tallies,
     baseUrls: { garmin_connect: `${base}/garmin`, intervals_icu: `${base}/intervals`, wahoo: `${base}/wahoo` },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
