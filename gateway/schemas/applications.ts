@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { named } from './components.js';
+import { personGivenName } from './names.js';
 
 const uri = z.string().meta({ format: 'uri' });
 
@@ -38,7 +39,7 @@ const capability = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'a capability key 
 
 /** POST /api/v1/applications; null means absent (gaps.md: clients send every key). */
 export const CreateApplicationBody = z.object({
-  name: z.string().trim().min(1, 'name must be 1 to 100 characters').max(100, 'name must be 1 to 100 characters'),
+  name: personGivenName().trim().min(1, 'name must be 1 to 100 characters').max(100, 'name must be 1 to 100 characters'),
   description: z.string().max(500, 'at most 500 characters').nullish(),
   redirect_uris: z.array(z.string()).max(50).nullish(),
   page: z.string().nullish().describe('Page slug; the page URL is added to the redirect URIs'),

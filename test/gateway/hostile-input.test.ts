@@ -1,0 +1,120 @@
+/**
+ * Input that a person would not type (issue 26 item 8), on the real stack: names with control and
+ * invisible characters refused on every name field (API, account pages, command line) with a 422 naming
+ * the field, the code point and its position.
+ */
+import { suite } from '../support/uvu.js';
+import * as assert from 'uvu/assert';
+import { startStack, type TestStack } from '../support/stack.js';
+import { jsonClient, validationIssueAt, type JsonClient } from '../support/json-api.js';
+import { signIn, type CookieJar } from '../support/browser-session.js';
+import { runCli } from '../support/processes.js';
+import { createApplication, createUser } from '../../gateway/services/accounts.js';
+import type { ApplicationRecord } from '../../storage/store.js';
+
+interface Context {
+  stack: TestStack;
+  app: ApplicationRecord;
+  otherApp: ApplicationRecord;
+  firstPartyApp: ApplicationRecord;
+  owner: { id: string; jar: CookieJar };
+}
+
+const input = suite<Context>('input a person would not type');
+const PASSWORD = 'correct horse battery staple';
+
+/** Each refused character with its code point as the 422 names it. */
+const REFUSED: [string, string][] = [
+  ['\u0000', 'U+0000'], ['\u001b', 'U+001B'], ['\t', 'U+0009'], ['\u0085', 'U+0085'], ['\u202e', 'U+202E'], ['\u202a', 'U+202A'],
+  ['\u2066', 'U+2066'], ['\u2069', 'U+2069'], ['\u200e', 'U+200E'], ['\u200f', 'U+200F'], ['\u200b', 'U+200B'], ['\u200c', 'U+200C'],
+  ['\u200d', 'U+200D'], ['\u2060', 'U+2060'], ['\ufeff', 'U+FEFF'],
+];
+
+input.before(async (context) => {
+  context.stack = await startStack();
+  const user = await createUser(context.stack.store, { email: 'hostile-owner@example.com', password: PASSWORD });
+  context.app = await createApplication(context.stack.store, user.id, { name: 'Coach app' });
+  context.otherApp = await createApplication(context.stack.store, user.id, { name: 'Other app' });
+  context.firstPartyApp = await createApplication(context.stack.store, user.id, { name: 'Official client' });
+  await context.stack.store.applications.updateOne({ id: context.firstPartyApp.id }, { set: { first_party: true } });
+  context.owner = { id: user.id, jar: await signIn(context.stack, 'hostile-owner@example.com', PASSWORD) };
+});
+input.after(async (context) => {
+  await context.stack?.close();
+});
+
+async function personal(context: Context, scopes: string[]): Promise<{ userId: string; api: JsonClient }> {
+  const { userId, token } = await context.stack.userWithToken(scopes);
+  return { userId, api: jsonClient(context.stack, token) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Names
+
+input('a managed user\'s names refuse every control and invisible character, naming the field, the code point and its position', async (context) => {
+  const { api } = await personal(context, ['sharing:read', 'sharing:write']);
+  for (const [character, codePoint] of REFUSED) {
+    const first = await api.post('/api/v1/users/', { first_name: `Ann${character}a`, last_name: null });
+    assert.match(validationIssueAt(first, ['body', 'first_name']), `${codePoint} at character 4`, codePoint);
+    const last = await api.post('/api/v1/users/', { first_name: 'Ann', last_name: `${character}Lee` });
+    assert.match(validationIssueAt(last, ['body', 'last_name']), `${codePoint} at character 1`, codePoint);
+  }
+  const accepted = await api.post('/api/v1/users/', { first_name: 'Zoë-Łucja 山田', last_name: "O'Brien 👩🏽" });
+  assert.is(accepted.status, 200, JSON.stringify(accepted.body));
+  assert.is(accepted.body.first_name, 'Zoë-Łucja 山田');
+
+  const renamed = await fetch(`${context.stack.baseUrl}/api/v1/users/${accepted.body.id}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${(await context.stack.userWithToken(['sharing:write'], { userId: await managerOf(context, accepted.body.id) })).token}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ first_name: 'Evil\u202egnp.exe' }),
+  });
+  assert.is(renamed.status, 422);
+  const detail = ((await renamed.json()) as { detail: { loc: string[]; msg: string }[] }).detail;
+  assert.equal(detail[0]!.loc, ['body', 'first_name']);
+  assert.match(detail[0]!.msg, 'U+202E at character 5');
+});
+
+async function managerOf(context: Context, userId: string): Promise<string> {
+  return (await context.stack.store.users.get(userId))!.managed_by!;
+}
+
+input('an application name refuses control and invisible characters on the API, in the settings form and on the command line', async (context) => {
+  const { api } = await personal(context, []);
+  for (const [character, codePoint] of REFUSED) {
+    const refused = await api.post('/api/v1/applications', { name: `Pacer${character}`, description: null, redirect_uris: null, page: null, generate_secret: false });
+    assert.match(validationIssueAt(refused, ['body', 'name']), `${codePoint} at character 6`, codePoint);
+  }
+  // A trailing BOM is refused, not trimmed away.
+  assert.match(validationIssueAt(await api.post('/api/v1/applications', { name: 'Pacer\ufeff' }), ['body', 'name']), 'U+FEFF');
+  assert.is((await api.post('/api/v1/applications', { name: '  Pacer Ø  ' })).status, 200);
+
+  const { jar } = context.owner;
+  const path = `/account/applications/${context.app.id}`;
+  const form = {
+    name: 'Coach\u2066app', description: '', url: '', image: '', privacy_statement: '', redirect_uris: 'http://localhost',
+    webhook_endpoints: '', webhook_secret: '', capabilities: 'activities',
+  };
+  const saved = await jar.post(`${path}/settings`, { ...form, csrf: await jar.csrf(path) });
+  assert.is(saved.status, 422);
+  assert.match(await saved.text(), 'U+2066 at character 6');
+  assert.is((await context.stack.store.applications.get(context.app.id))!.name, 'Coach app');
+
+  const env = { DATA_DIR: context.stack.dataDir, BASE_URL: context.stack.baseUrl };
+  const cli = runCli(['app', 'create', '--owner', context.owner.id, '--name', 'Pacer\u200bX'], env);
+  assert.is(cli.status, 1, cli.stdout);
+  assert.match(cli.stderr, 'U+200B at character 6');
+  const user = runCli(['user', 'create', '--email', 'esc@example.com', '--first-name', 'A\u001b[31mred'], env);
+  assert.is(user.status, 1, user.stdout);
+  assert.match(user.stderr, /first_name.*U\+001B at character 2/);
+});
+
+input('a team name refuses control and invisible characters on the account page', async (context) => {
+  const { jar } = context.owner;
+  const links = { url: 'https://riders.example', image: 'https://riders.example/logo.png', privacy_statement: 'https://riders.example/privacy' };
+  const refused = await jar.post('/account/teams', { name: 'Riders\u202e', description: '', ...links, csrf: await jar.csrf('/account/teams') });
+  assert.is(refused.status, 422);
+  assert.match(await refused.text(), 'U+202E at character 7');
+  assert.equal(await context.stack.store.teams.find({ user_id: context.owner.id }), []);
+});
+
+input.run();
