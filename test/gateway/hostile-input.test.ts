@@ -1,7 +1,7 @@
 /**
  * Input that a person would not type (issue 26 item 8), on the real stack: names with control and
  * invisible characters refused on every name field (API, account pages, command line) with a 422 naming
- * the field, the code point and its position.
+ * the field, the code point and its position; size caps on record fields.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -115,6 +115,31 @@ input('a team name refuses control and invisible characters on the account page'
   assert.is(refused.status, 422);
   assert.match(await refused.text(), 'U+202E at character 7');
   assert.equal(await context.stack.store.teams.find({ user_id: context.owner.id }), []);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Size caps
+
+const TIMESTAMP = '2026-03-01T08:00:00+01:00';
+
+input('record fields have size caps: a 10 KB sport, 10 000 result keys and a marker of 10 000 keys are 422s', async (context) => {
+  const { api } = await personal(context, ['activities:read', 'activities:write', 'workouts:write']);
+  const longSport = `cycling.${'a'.repeat(10_000)}`;
+  assert.match(validationIssueAt(await api.post('/api/v1/traces/', { timestamp: TIMESTAMP, sport: longSport }), ['body', 'sport']), /100/);
+  assert.match(validationIssueAt(await api.post('/api/v1/tests/', { sport: longSport, start: TIMESTAMP }), ['body', 'sport']), /100/);
+  const manyKeys = Object.fromEntries(Array.from({ length: 10_000 }, (_, index) => [`k${index}`, index]));
+  assert.match(validationIssueAt(await api.post('/api/v1/tests/', { sport: 'running', start: TIMESTAMP, results: manyKeys }), ['body', 'results']), 'at most 32 keys');
+  assert.match(validationIssueAt(await api.post('/api/v1/tests/', { sport: 'running', start: TIMESTAMP, results: { lt1: manyKeys } }), ['body', 'results', 'lt1']), 'at most 32 keys');
+  const swf = { sport: longSport, content: [{ type: 'step', effort: 'work', volume: { quantity: 'duration', value: 600 }, intensity: { quantity: 'speed', value: 3 } }] };
+  validationIssueAt(await api.post('/api/v1/workouts/schedule', { swf, start: new Date(Date.now() + 86_400_000).toISOString() }), ['body', 'swf', 'sport']);
+  const apps = await personal(context, []);
+  validationIssueAt(await apps.api.post('/api/v1/applications', { name: 'Long', redirect_uris: [`https://example.com/${'a'.repeat(3000)}`] }), ['body', 'redirect_uris', 0]);
+
+  // What real use sends still passes: a sport newer than the taxonomy, known results with an extra key.
+  const created = await api.post('/api/v1/tests/', { sport: 'running.ultra_trail+stationary', start: TIMESTAMP, results: { vo2max: 4200, lt1: { power: 250, note: 'x' }, comment: 'kept out' } });
+  assert.is(created.status, 200, JSON.stringify(created.body));
+  assert.is(created.body.results.vo2max, 4200);
+  assert.is(created.body.results.lt1.power, 250);
 });
 
 input.run();
