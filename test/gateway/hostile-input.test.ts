@@ -1,7 +1,8 @@
 /**
  * Input that a person would not type (issue 26 item 8), on the real stack: names with control and
  * invisible characters refused on every name field (API, account pages, command line) with a 422 naming
- * the field, the code point and its position; size caps on record fields.
+ * the field, the code point and its position; size caps on record fields, stated in /openapi.json;
+ * workout `parameters` only as named numbers.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -140,6 +141,44 @@ input('record fields have size caps: a 10 KB sport, 10 000 result keys and a mar
   assert.is(created.status, 200, JSON.stringify(created.body));
   assert.is(created.body.results.vo2max, 4200);
   assert.is(created.body.results.lt1.power, 250);
+});
+
+input('/openapi.json states the caps: sport maxLength, results maxProperties, parameters as named numbers', async (context) => {
+  const document = await (await fetch(`${context.stack.baseUrl}/openapi.json`)).json() as any;
+  const body = (path: string) => document.paths[path].post.requestBody.content['application/json'].schema;
+  const resolve = (schema: any) => (schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()] : schema);
+  const nonNull = (schema: any) => schema.anyOf?.find((option: any) => option.type !== 'null') ?? schema;
+  const trace = resolve(body('/api/v1/traces/'));
+  assert.is(nonNull(trace.properties.sport).maxLength, 100);
+  const test = resolve(body('/api/v1/tests/'));
+  assert.is(nonNull(test.properties.results).maxProperties, 32);
+  const schedule = resolve(body('/api/v1/workouts/schedule'));
+  const parameters = schedule.properties.parameters;
+  assert.is(parameters.maxProperties, 50);
+  assert.equal(nonNull(parameters).additionalProperties, { type: 'number' });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Workouts
+
+function inDays(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString();
+}
+const SWF = { sport: 'running', content: [{ type: 'step', effort: 'work', volume: { quantity: 'duration', value: 600 }, intensity: { quantity: 'speed', value: 3.5 } }] };
+
+input('workout parameters are named finite numbers; anything else is a 422 at the offending name', async (context) => {
+  const { api } = await personal(context, ['workouts:read', 'workouts:write']);
+  const post = (parameters: unknown) => api.post('/api/v1/workouts/schedule', { swf: SWF, start: inDays(2), parameters });
+  validationIssueAt(await post({ ftp: '300' }), ['body', 'parameters', 'ftp']);
+  validationIssueAt(await post({ zones: { z1: 1 } }), ['body', 'parameters', 'zones']);
+  validationIssueAt(await post({ on: true }), ['body', 'parameters', 'on']);
+  validationIssueAt(await post({ none: null }), ['body', 'parameters', 'none']);
+  validationIssueAt(await post({ list: [1, 2] }), ['body', 'parameters', 'list']);
+  validationIssueAt(await post([1, 2]), ['body', 'parameters']);
+  assert.match(validationIssueAt(await post(Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`p${index}`, index]))), ['body', 'parameters']), 'at most 50');
+  const accepted = await post({ threshold_speed: 4.2, ftp: 300 });
+  assert.is(accepted.status, 200, JSON.stringify(accepted.body));
+  assert.equal(accepted.body.parameters, { threshold_speed: 4.2, ftp: 300 });
 });
 
 input.run();
