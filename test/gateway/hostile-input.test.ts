@@ -2,7 +2,8 @@
  * Input that a person would not type (issue 26 item 8), on the real stack: names with control and
  * invisible characters refused on every name field (API, account pages, command line) with a 422 naming
  * the field, the code point and its position; size caps on record fields, stated in /openapi.json;
- * workout `parameters` only as named numbers.
+ * workout `parameters` only as named numbers; an app token deleting only the workouts its own
+ * application scheduled, while every app still reads them all.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -179,6 +180,37 @@ input('workout parameters are named finite numbers; anything else is a 422 at th
   const accepted = await post({ threshold_speed: 4.2, ftp: 300 });
   assert.is(accepted.status, 200, JSON.stringify(accepted.body));
   assert.equal(accepted.body.parameters, { threshold_speed: 4.2, ftp: 300 });
+});
+
+input('an app token deletes only the workouts its own application scheduled (404 otherwise), yet reads them all', async (context) => {
+  const scopes = ['workouts:read', 'workouts:write'];
+  const { userId, api: person } = await personal(context, scopes);
+  const appToken = async (appId: string) => jsonClient(context.stack, (await context.stack.userWithToken(scopes, { appId, userId })).token);
+  const coach = await appToken(context.app.id);
+  const other = await appToken(context.otherApp.id);
+  const official = await appToken(context.firstPartyApp.id);
+  const schedule = async (client: JsonClient) => {
+    const created = await client.post('/api/v1/workouts/schedule', { swf: SWF, start: inDays(3), parameters: null });
+    assert.is(created.status, 200, JSON.stringify(created.body));
+    return created.body.id as string;
+  };
+
+  const coachs = await schedule(coach);
+  const stranger = await other.del(`/api/v1/workouts/schedule/${coachs}`);
+  assert.is(stranger.status, 404);
+  assert.equal(await other.del('/api/v1/workouts/schedule/no-such-workout').then((unknown) => [unknown.status, unknown.body]), [404, stranger.body], 'the same answer as an unknown id');
+  assert.is((await other.get(`/api/v1/workouts/schedule/${coachs}`)).body.application_name, 'Coach app');
+  assert.ok((await other.get('/api/v1/workouts/schedule')).body.some((workout: { id: string }) => workout.id === coachs));
+  assert.is((await coach.del(`/api/v1/workouts/schedule/${coachs}`)).status, 200);
+
+  const personal1 = await schedule(person);
+  assert.is((await coach.del(`/api/v1/workouts/schedule/${personal1}`)).status, 404, "a personal token's workout is no app's");
+  assert.is((await person.del(`/api/v1/workouts/schedule/${personal1}`)).status, 200);
+
+  const coachs2 = await schedule(coach);
+  assert.is((await person.del(`/api/v1/workouts/schedule/${coachs2}`)).status, 200, 'a personal token acts for the person');
+  const coachs3 = await schedule(coach);
+  assert.is((await official.del(`/api/v1/workouts/schedule/${coachs3}`)).status, 200, 'a first-party application acts for the person');
 });
 
 input.run();
