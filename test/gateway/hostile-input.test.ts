@@ -2,13 +2,14 @@
  * Input that a person would not type (issue 26 item 8), on the real stack: names with control and
  * invisible characters refused on every name field (API, account pages, command line) with a 422 naming
  * the field, the code point and its position; size caps on record fields, stated in /openapi.json;
- * workout `parameters` only as named numbers; an app token deleting only the workouts its own
+ * workout `parameters` only as named numbers; `__proto__` and `constructor.prototype` keys answered with
+ * the interface's 422 and never polluting a prototype; an app token deleting only the workouts its own
  * application scheduled, while every app still reads them all.
  */
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
-import { jsonClient, validationIssueAt, type JsonClient } from '../support/json-api.js';
+import { jsonClient, sendJson, validationIssueAt, type JsonClient } from '../support/json-api.js';
 import { signIn, type CookieJar } from '../support/browser-session.js';
 import { runCli } from '../support/processes.js';
 import { createApplication, createUser } from '../../gateway/services/accounts.js';
@@ -211,6 +212,33 @@ input('an app token deletes only the workouts its own application scheduled (404
   assert.is((await person.del(`/api/v1/workouts/schedule/${coachs2}`)).status, 200, 'a personal token acts for the person');
   const coachs3 = await schedule(coach);
   assert.is((await official.del(`/api/v1/workouts/schedule/${coachs3}`)).status, 200, 'a first-party application acts for the person');
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Prototype keys
+
+input('a __proto__ key anywhere in a JSON body is the interface\'s 422 at that key, and nothing is polluted', async (context) => {
+  const { stack } = context;
+  const { token } = await stack.userWithToken(['activities:read', 'activities:write'], { appId: context.app.id });
+  const top = await sendJson(stack, 'POST', '/api/v1/traces/', token, `{"timestamp":"${TIMESTAMP}","__proto__":{"polluted":true}}`);
+  assert.match(validationIssueAt(top, ['body', '__proto__']), '__proto__');
+  const nested = await sendJson(stack, 'PUT', '/api/v1/profile/app-metadata', token, '{"a":[{"b":1},{"__proto__":{"polluted":true}}]}');
+  validationIssueAt(nested, ['body', 'a', 1, '__proto__']);
+  const constructor = await sendJson(stack, 'PUT', '/api/v1/profile/app-metadata', token, '{"constructor":{"prototype":{"polluted":true}}}');
+  validationIssueAt(constructor, ['body', 'constructor', 'prototype']);
+  // A key merely named constructor or prototype is data.
+  const plain = await sendJson(stack, 'PUT', '/api/v1/profile/app-metadata', token, '{"constructor":"a name","prototype":{"v":1}}');
+  assert.is(plain.status, 200, JSON.stringify(plain.body));
+
+  const { token: sharing } = await stack.userWithToken(['sharing:write']);
+  const managed = await sendJson(stack, 'POST', '/api/v1/users/', sharing, { first_name: 'Kid', last_name: null });
+  const form = await fetch(`${stack.baseUrl}/api/v1/users/${managed.body.id}`, {
+    method: 'PUT', headers: { authorization: `Bearer ${sharing}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: '__proto__[polluted]=1&constructor[prototype][polluted]=1&first_name=Kid',
+  });
+  assert.is(form.status, 200);
+  assert.is(({} as Record<string, unknown>).polluted, undefined);
+  assert.is((Object.prototype as Record<string, unknown>).polluted, undefined);
 });
 
 input.run();
