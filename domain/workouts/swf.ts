@@ -19,7 +19,7 @@
  * | nesting | sections only at the top level; a section holds steps, repeats and notes; a repeat holds steps and notes (no nested repeats: intervals.icu's workout text has none) |
  * | non-empty | the workout, every section and every repeat hold at least one step |
  * | repeat count | an integer 1–100 |
- * | sizes | sport ≤ 100 (MAX_SPORT_LENGTH), title ≤ 200, description ≤ 2000, step note ≤ 500, note text 1–1000 characters; ≤ 500 nodes in all; ≤ 1000 steps once repeats are expanded |
+ * | sizes | sport ≤ 128 (MAX_SPORT_LENGTH), title ≤ 200, description ≤ 2000, step note ≤ 500, note text 1–1000 characters; ≤ 500 nodes in all; ≤ 1000 steps once repeats are expanded |
  *
  * Deliverability is a second pass on a valid workout (`deliverabilityIssues`): gaps.md "Only running with
  * speed intensity is deliverable today; anything else is a 422 naming the reason" — the sport must be

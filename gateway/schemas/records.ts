@@ -11,7 +11,7 @@
  * | trace speed (m/s), vo2 (mL/min absolute), lactate (mmol/L) | 0–50, 0–10 000, 0–40 |
  * | trace rpe | integer 0–20 (CR10 and Borg 6–20 both fit) |
  * | notes, title | at most 2000 and 200 characters |
- * | sport | at most 100 characters (MAX_SPORT_LENGTH) |
+ * | sport | at most 128 characters (MAX_SPORT_LENGTH, as in CSV uploads) |
  * | test_id | 1–64 characters |
  * | tags | at most 100 (MAX_TAGS), each 1–200 characters (MAX_TAG_LENGTH) |
  * | test results, each marker in them | at most 32 keys (MAX_RESULT_KEYS), known or not; unknown keys are dropped |
