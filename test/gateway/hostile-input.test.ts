@@ -10,7 +10,7 @@ import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { jsonClient, sendJson, validationIssueAt, type JsonClient } from '../support/json-api.js';
-import { signIn, type CookieJar } from '../support/browser-session.js';
+import { CookieJar, signIn } from '../support/browser-session.js';
 import { runCli } from '../support/processes.js';
 import { createApplication, createUser } from '../../gateway/services/accounts.js';
 import type { ApplicationRecord } from '../../storage/store.js';
@@ -109,6 +109,15 @@ input('an application name refuses control and invisible characters on the API, 
   const user = runCli(['user', 'create', '--email', 'esc@example.com', '--first-name', 'A\u001b[31mred'], env);
   assert.is(user.status, 1, user.stdout);
   assert.match(user.stderr, /first_name.*U\+001B at character 2/);
+});
+
+input('sign-up refuses a name with a control or invisible character and creates no account', async (context) => {
+  const jar = new CookieJar(context.stack.baseUrl);
+  const email = 'rtl-signup@example.com';
+  const refused = await jar.post('/signup', { email, password: PASSWORD, first_name: 'Ada', last_name: 'Love\u202ecal', csrf: await jar.csrf('/signup') });
+  assert.is(refused.status, 422);
+  assert.match(await refused.text(), 'U+202E at character 5');
+  assert.equal(await context.stack.store.users.find({ email }), []);
 });
 
 input('a team name refuses control and invisible characters on the account page', async (context) => {
