@@ -26,6 +26,12 @@ const SEGMENT = '[a-z]+(?:_[a-z]+)*';
 const SPORT_RE = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*(?:\\+${SEGMENT})*$`);
 
 export const INVALID_SPORT_MESSAGE = 'not a valid Open Sport Taxonomy sport';
+/**
+ * The longest sport string a request or a CSV file may carry (characters). The longest bundled code with
+ * every modifier is far shorter; this leaves room for sports newer than the taxonomy ("preserved, not
+ * rejected") while a 10 KB `sport` is a 422 (issue 26 item 8).
+ */
+export const MAX_SPORT_LENGTH = 128;
 
 /** gaps "Sports": legacy values mapped on input before canonicalising. Exact codes; modifiers are added. */
 const LEGACY_CODES: ReadonlyMap<string, { code: string; modifiers: readonly string[] }> = new Map([
@@ -333,6 +339,7 @@ export function sportFromFit(sport: number, subSport: number): string {
  */
 export const sportSchema = z
   .string()
+  .max(MAX_SPORT_LENGTH)
   .regex(SPORT_RE, { error: INVALID_SPORT_MESSAGE })
   .transform((text, ctx) => {
     const canonical = canonicalSport(text);

@@ -19,14 +19,14 @@
  * | nesting | sections only at the top level; a section holds steps, repeats and notes; a repeat holds steps and notes (no nested repeats: intervals.icu's workout text has none) |
  * | non-empty | the workout, every section and every repeat hold at least one step |
  * | repeat count | an integer 1–100 |
- * | sizes | title ≤ 200, description ≤ 2000, step note ≤ 500, note text 1–1000 characters; ≤ 500 nodes in all; ≤ 1000 steps once repeats are expanded |
+ * | sizes | sport ≤ 128 (MAX_SPORT_LENGTH), title ≤ 200, description ≤ 2000, step note ≤ 500, note text 1–1000 characters; ≤ 500 nodes in all; ≤ 1000 steps once repeats are expanded |
  *
  * Deliverability is a second pass on a valid workout (`deliverabilityIssues`): gaps.md "Only running with
  * speed intensity is deliverable today; anything else is a 422 naming the reason" — the sport must be
  * exactly `running` (not a sub-sport or a modifier), and every intensity must be in `speed`.
  */
 import { z } from 'zod';
-import { canonicalSport, INVALID_SPORT_MESSAGE } from '../sport.js';
+import { canonicalSport, INVALID_SPORT_MESSAGE, MAX_SPORT_LENGTH } from '../sport.js';
 
 export const VOLUME_QUANTITIES = { duration: { min: 0, max: 86_400, unit: 's' }, distance: { min: 0, max: 1_000_000, unit: 'm' } } as const;
 export const INTENSITY_QUANTITIES = {
@@ -77,7 +77,7 @@ const number = z.number().refine(Number.isFinite, 'Input should be a finite numb
 const WorkoutFields = z.strictObject({
   title: text(200),
   description: text(2000),
-  sport: z.string().transform((value, ctx): string => {
+  sport: z.string().max(MAX_SPORT_LENGTH).transform((value, ctx): string => {
     const canonical = canonicalSport(value);
     if (canonical !== null) return canonical;
     ctx.addIssue({ code: 'custom', message: `'${value}' is ${INVALID_SPORT_MESSAGE}`, input: value });

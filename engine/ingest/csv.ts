@@ -24,6 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import { CsvError, Parser } from 'csv-parse';
 import { DecodeError } from './decode-error.js';
 import { isNaiveDateTime, parseInstant } from '../../domain/time.js';
+import { MAX_SPORT_LENGTH } from '../../domain/sport.js';
 import { NON_SERIES_METRICS, SERIES_METRICS, type MetricColumn, type RecordedSeries, type SeriesMetric } from './series.js';
 
 export interface CsvDecodeOptions {
@@ -66,11 +67,10 @@ export interface DecodedCsv {
 
 /** Open Sport Taxonomy grammar: root, `.`-separated sub-sports, `+`-separated modifiers. */
 const SPORT_GRAMMAR = /^[a-z]+(?:_[a-z]+)*(?:\.[a-z]+(?:_[a-z]+)*)*(?:\+[a-z]+(?:_[a-z]+)*)*$/;
-const MAX_SPORT_CHARS = 128;
 
 /** Light well-formedness check of a sport string; canonicalisation is the `canonicalSport` hook's job. */
 export function isWellFormedSport(sport: string): boolean {
-  return sport.length <= MAX_SPORT_CHARS && SPORT_GRAMMAR.test(sport);
+  return sport.length <= MAX_SPORT_LENGTH && SPORT_GRAMMAR.test(sport);
 }
 
 /** A decimal number as written in CSV files: no hex, no `Infinity`, no thousands separators. */

@@ -10,10 +10,11 @@ import { z } from 'zod';
 import { User, presentUser } from '../presenters/managed-user.js';
 import { createManagedUser, deleteManagedUser, managedUserOf, renameManagedUser } from '../services/managed-users.js';
 import { NotFoundError } from '../errors.js';
+import { personGivenName } from '../schemas/names.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
-const name = z.string().max(100);
+const name = personGivenName().max(100);
 
 /** "first_name (string, required), last_name (string or null, key required)" */
 const CreateBody = z.object({

@@ -6,13 +6,14 @@
  * `GET /api/v1/workouts/schedule` lists them soonest first (`application_id`, `start`/`end` local dates,
  * `limit` ≤ 100, `offset`); `GET /api/v1/workouts/schedule/{workout_id}` reads one (polling `deliveries`);
  * `DELETE /api/v1/workouts/schedule/{workout_id}` removes it here and, where the provider documents how,
- * there (the answer's `warnings` name the providers where it stays). Scopes: workouts:read, workouts:write
+ * there (the answer's `warnings` name the providers where it stays); an app token deletes only what its
+ * application scheduled (services/workouts.ts `deletableWorkout`). Scopes: workouts:read, workouts:write
  * (interface §5). Kept honest by test/gateway/workouts.test.ts.
  */
 import { z } from 'zod';
 import { ScheduledWorkout, ScheduleListQuery, ScheduleWrite, WorkoutParams, type ScheduleInput } from '../schemas/workouts.js';
 import { presentWorkout } from '../presenters/workout.js';
-import { applicationNames, deleteWorkout, findWorkouts, ownWorkout, scheduleWorkout } from '../services/workouts.js';
+import { applicationNames, deletableWorkout, deleteWorkout, findWorkouts, ownWorkout, scheduleWorkout } from '../services/workouts.js';
 import { checkDateRange } from '../schemas/date-range.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
@@ -78,12 +79,12 @@ export function workoutRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
     {
       method: 'delete', path: `${PATH}/{workout_id}`, operationId: 'deleteScheduledWorkout', tag: 'workouts',
-      summary: 'Delete a scheduled workout here and, where the provider documents how, there (beta)',
+      summary: 'Delete a scheduled workout here and, where the provider documents how, there (beta); an app token only its own application\'s',
       auth: 'bearer', scope: 'workouts:write', params: WorkoutParams,
-      responses: { 200: { description: 'Deleted', schema: Deleted }, 404: { description: 'Unknown workout' } },
+      responses: { 200: { description: 'Deleted', schema: Deleted }, 404: { description: "Unknown workout, or one another application scheduled (an app token deletes only its own application's workouts)" } },
     },
     async function deleteScheduledWorkout(ctx) {
-      const record = await ownWorkout(store, ctx.state.input.workout_id, ctx.state.auth.userId);
+      const record = await deletableWorkout(store, ctx.state.input.workout_id, ctx.state.auth);
       const warnings = await deleteWorkout(store, record);
       deps.wakeJobs?.();
       ctx.body = { id: record.id, deleted: true, warnings };

@@ -4,8 +4,11 @@
  */
 import { z } from 'zod';
 import { named } from './components.js';
+import { personGivenName } from './names.js';
 
 const uri = z.string().meta({ format: 'uri' });
+/** The longest redirect URI a request may register (characters), as for every URL field (2048). */
+const MAX_URI_LENGTH = 2048;
 
 export const Page = named('Page', z.object({
   slug: z.string(),
@@ -38,10 +41,10 @@ const capability = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'a capability key 
 
 /** POST /api/v1/applications; null means absent (gaps.md: clients send every key). */
 export const CreateApplicationBody = z.object({
-  name: z.string().trim().min(1, 'name must be 1 to 100 characters').max(100, 'name must be 1 to 100 characters'),
+  name: personGivenName().trim().min(1, 'name must be 1 to 100 characters').max(100, 'name must be 1 to 100 characters'),
   description: z.string().max(500, 'at most 500 characters').nullish(),
-  redirect_uris: z.array(z.string()).max(50).nullish(),
-  page: z.string().nullish().describe('Page slug; the page URL is added to the redirect URIs'),
+  redirect_uris: z.array(z.string().max(MAX_URI_LENGTH)).max(50).nullish(),
+  page: z.string().max(100).nullish().describe('Page slug; the page URL is added to the redirect URIs'),
   generate_secret: z.boolean().nullish().default(false),
   webhook_endpoints: z.array(z.string()).max(10).nullish().describe('https URLs on public hosts'),
   webhook_secret: z.string().min(16, 'a webhook secret is 16 to 256 characters').max(256, 'a webhook secret is 16 to 256 characters').nullish().meta({ format: 'password', description: 'Write-only; signs webhook deliveries' }),

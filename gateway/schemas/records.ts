@@ -11,7 +11,10 @@
  * | trace speed (m/s), vo2 (mL/min absolute), lactate (mmol/L) | 0–50, 0–10 000, 0–40 |
  * | trace rpe | integer 0–20 (CR10 and Borg 6–20 both fit) |
  * | notes, title | at most 2000 and 200 characters |
- * | tags | at most 100, each 1–200 characters |
+ * | sport | at most 128 characters (MAX_SPORT_LENGTH, as in CSV uploads) |
+ * | test_id | 1–64 characters |
+ * | tags | at most 100 (MAX_TAGS), each 1–200 characters (MAX_TAG_LENGTH) |
+ * | test results, each marker in them | at most 32 keys (MAX_RESULT_KEYS), known or not; unknown keys are dropped |
  * | test end | after start, at most 7 days after it (default start + 3 h) |
  * | marker power (W), heart_rate (bpm) | integers > 0, ≤ 5000 and ≤ 300 |
  * | marker speed (m/s), lactate (mmol/L), vo2 (mL/min) | > 0, ≤ 50, ≤ 40, ≤ 10 000 |
@@ -26,7 +29,7 @@
 import { z } from 'zod';
 import { named } from './components.js';
 import { instantSchema } from '../../domain/time.js';
-import { canonicalSport, INVALID_SPORT_MESSAGE } from '../../domain/sport.js';
+import { canonicalSport, INVALID_SPORT_MESSAGE, MAX_SPORT_LENGTH } from '../../domain/sport.js';
 import { ActivitySummary, Lap } from './resources.js';
 
 /** An optional field: absent or null both mean "no value". */
@@ -38,14 +41,28 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const positiveInt = (max: number) => z.number().int().gt(0).max(max);
 const positive = (max: number) => z.number().gt(0).max(max);
 
-export const sportSchema = z.string().transform((text, ctx): string => {
+export const sportSchema = z.string().max(MAX_SPORT_LENGTH).transform((text, ctx): string => {
   const canonical = canonicalSport(text);
   if (canonical !== null) return canonical;
   ctx.addIssue({ code: 'custom', message: `'${text}' is ${INVALID_SPORT_MESSAGE}`, input: text });
   return z.NEVER;
 }).meta({ description: 'Open Sport Taxonomy; legacy names are mapped' });
 
-const tags = z.array(z.string().min(1).max(200)).max(100);
+export const MAX_TAGS = 100;
+export const MAX_TAG_LENGTH = 200;
+export const MAX_RESULT_KEYS = 32;
+
+const tags = z.array(z.string().min(1).max(MAX_TAG_LENGTH)).max(MAX_TAGS);
+
+/**
+ * An object of at most `max` keys, known or not: unknown keys are accepted and dropped downstream (the
+ * presenters pick the known ones), but 10 000 of them are a 422, not work for the server.
+ */
+function atMostKeys<T extends z.ZodObject>(schema: T, max: number) {
+  return schema.catchall(z.unknown())
+    .refine((value) => Object.keys(value).length <= max, `at most ${max} keys`)
+    .meta({ maxProperties: max });
+}
 
 export const TraceWrite = z.object({
   timestamp: instantSchema.describe('Offset-aware; the offset is kept so timestamp_local round-trips'),
@@ -69,15 +86,15 @@ export const SCALAR_RESULTS = [
   'vo2max', 'vo2peak', 'vlamax', 'heart_rate_max', 'critical_power', 'critical_speed', 'w_prime', 'd_prime', 'economy', 'efficiency',
 ] as const;
 
-const MarkerWrite = z.object({
+const MarkerWrite = atMostKeys(z.object({
   power: optional(positiveInt(5000)),
   speed: optional(positive(50)),
   heart_rate: optional(positiveInt(300)),
   lactate: optional(positive(40)),
   vo2: optional(positive(10_000)),
-});
+}), MAX_RESULT_KEYS);
 
-export const ResultsWrite = z.object({
+export const ResultsWrite = atMostKeys(z.object({
   ...Object.fromEntries(MARKER_RESULTS.map((name) => [name, optional(MarkerWrite)])) as Record<(typeof MARKER_RESULTS)[number], ReturnType<typeof optional<typeof MarkerWrite>>>,
   vo2max: optional(positive(10_000)).describe('mL/min, absolute'),
   vo2peak: optional(positive(10_000)).describe('mL/min, absolute'),
@@ -89,7 +106,7 @@ export const ResultsWrite = z.object({
   d_prime: optional(positive(5000)).describe('m'),
   economy: optional(positive(10_000)),
   efficiency: optional(positive(100)).describe('%'),
-});
+}), MAX_RESULT_KEYS);
 
 export const TestWrite = z.object({
   sport: sportSchema,

@@ -5,8 +5,10 @@
  * `start_local` is ours, beside `start` as for every instant (gaps.md "Wire conventions").
  *
  * Our choices beyond gaps.md: `start` is an instant with an offset (the offset picks the calendar day
- * sent to providers), at most 1 day in the past and 2 years ahead; `parameters` is an object of at most
- * 4 KiB of JSON, stored and returned as sent. The SWF rules are domain/workouts/swf.ts.
+ * sent to providers), at most 1 day in the past and 2 years ahead; `parameters` is an object of named
+ * numbers (`{"threshold_speed": 4.2}`: at most MAX_PARAMETERS names of 1–MAX_PARAMETER_NAME characters,
+ * each a finite number; anything else is a 422 at the offending name), at most 4 KiB of JSON, stored and
+ * returned as sent. The SWF rules are domain/workouts/swf.ts.
  * Kept honest by test/gateway/workouts.test.ts.
  */
 import { z } from 'zod';
@@ -16,6 +18,8 @@ import { swfSchema, INTENSITY_QUANTITIES, VOLUME_QUANTITIES } from '../../domain
 import { pageParameters, queryString } from './query.js';
 
 export const MAX_PARAMETERS_BYTES = 4096;
+export const MAX_PARAMETERS = 50;
+export const MAX_PARAMETER_NAME = 64;
 const DAY_MS = 86_400_000;
 export const START_WINDOW = { pastMs: DAY_MS, futureMs: 731 * DAY_MS } as const;
 
@@ -49,10 +53,15 @@ export const ScheduleWrite = z.object({
   start: instantSchema.refine((instant) => instant.ms >= Date.now() - START_WINDOW.pastMs, 'start must not be more than 1 day in the past')
     .refine((instant) => instant.ms <= Date.now() + START_WINDOW.futureMs, 'start must be at most 2 years ahead')
     .describe('When the workout is planned: an instant with its UTC offset (the offset picks the calendar day on devices)'),
-  parameters: z.record(z.string(), z.unknown()).nullish()
+  parameters: z.record(
+    z.string().min(1).max(MAX_PARAMETER_NAME),
+    z.number().refine(Number.isFinite, 'Input should be a finite number'),
+  ).nullish()
+    .refine((value) => value == null || Object.keys(value).length <= MAX_PARAMETERS, `parameters must have at most ${MAX_PARAMETERS} names`)
     .refine((value) => value == null || JSON.stringify(value).length <= MAX_PARAMETERS_BYTES, `parameters must be at most ${MAX_PARAMETERS_BYTES} bytes of JSON`)
     .transform((value) => value ?? null)
-    .describe('Free-form object stored with the workout and returned as sent'),
+    .meta({ maxProperties: MAX_PARAMETERS })
+    .describe('Named numbers (e.g. threshold_speed in m/s) stored with the workout and returned as sent'),
 });
 export type ScheduleInput = z.output<typeof ScheduleWrite>;
 
@@ -91,7 +100,7 @@ export const ScheduledWorkout = named('ScheduledWorkout', z.object({
   start: z.string().meta({ format: 'date-time', description: 'UTC instant, ISO 8601 with Z' }),
   start_local: z.string().meta({ description: 'Naive local wall-clock time of the start, no offset' }),
   swf: SwfDocument,
-  parameters: z.record(z.string(), z.unknown()).nullable(),
+  parameters: z.record(z.string(), z.unknown()).nullable().describe('Named numbers, as sent (written exactly as stored)'),
   application_id: z.string().nullable(),
   application_name: z.string().nullable(),
   deliveries: z.array(Delivery),

@@ -11,6 +11,7 @@ import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/
 import { hashSecret, newSecret } from '../auth/secrets.js';
 import { redirectUriProblem } from '../auth/redirect-uris.js';
 import { PURPOSE_CATEGORIES } from '../auth/scopes.js';
+import { nameProblem, requiredName } from '../schemas/names.js';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,63}$/;
 
@@ -48,9 +49,11 @@ export async function createUser(store: Store, input: NewUser, now = Date.now())
   return user;
 }
 
-/** A trimmed name of at most 100 characters; blank means none. */
+/** A trimmed name of at most 100 characters without control or invisible characters; blank means none. */
 export function cleanName(value: string | null | undefined, field: string): string | null {
   if (value == null) return null;
+  const problem = nameProblem(value);
+  if (problem) throw ValidationError.single(['body', field], problem);
   const trimmed = value.trim();
   if (trimmed.length > 100) throw ValidationError.single(['body', field], 'at most 100 characters');
   return trimmed.length > 0 ? trimmed : null;
@@ -105,8 +108,7 @@ function httpsUrlProblem(value: string): string | null {
 /** A private application for development (interface §4 "Applications"), or an imported one. */
 export async function createApplication(store: Store, ownerId: string, input: ImportedApplication, now = Date.now()): Promise<ApplicationRecord> {
   if (!(await store.users.get(ownerId))) throw ValidationError.single(['body', 'owner'], `user ${ownerId} does not exist`);
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 100) throw ValidationError.single(['body', 'name'], 'name must be 1 to 100 characters');
+  const name = requiredName(input.name);
   if (input.description != null && input.description.length > 500) throw ValidationError.single(['body', 'description'], 'at most 500 characters');
   const redirectUris = [...new Set(input.redirect_uris ?? [])];
   redirectUris.forEach((uri, index) => {

@@ -17,6 +17,7 @@
 import type { ApplicationRecord, Store } from '../../storage/store.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { redirectUriProblem } from '../auth/redirect-uris.js';
+import { nameProblem } from '../schemas/names.js';
 import { isOnPagesOrigin, pageUrl } from '../hosted-pages/page-urls.js';
 import { addClientSecret, createApplication, purposeProblems } from './accounts.js';
 import { attachPage, slugOrThrow } from './pages.js';
@@ -101,6 +102,8 @@ export async function updateApplicationSettings(
   const issue = (field: string, msg: string) => issues.push({ loc: ['body', field], msg, type: 'value_error' });
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100) issue('name', 'A name has 1 to 100 characters.');
+  const nameIssue = nameProblem(input.name);
+  if (nameIssue) issue('name', `The name ${nameIssue}.`);
   const description = input.description.trim();
   if (description.length > 500) issue('description', 'A description has at most 500 characters.');
   for (const field of ['url', 'image', 'privacy_statement'] as const) {

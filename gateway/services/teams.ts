@@ -17,6 +17,7 @@ import { DuplicateKeyError } from '../../storage/store.js';
 import { newId } from '../../storage/ids.js';
 import { ValidationError } from '../errors.js';
 import { hashSecret } from '../auth/secrets.js';
+import { requiredName } from '../schemas/names.js';
 import type { TeamRole } from '../presenters/team.js';
 import { teamOfMember } from './team-access.js';
 
@@ -41,8 +42,7 @@ const LINKS = { url: "the team's website", image: 'its logo', privacy_statement:
  * stored before that answers with addresses this service serves (services/team-links.ts).
  */
 function cleanFields(input: TeamFields): Omit<TeamRecord, 'id' | 'user_id' | 'created_at'> {
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 100) throw ValidationError.single(['body', 'name'], 'name must be 1 to 100 characters');
+  const name = requiredName(input.name);
   const description = (input.description ?? '').trim();
   if (description.length > 500) throw ValidationError.single(['body', 'description'], 'at most 500 characters');
   const link = (field: keyof typeof LINKS) => {

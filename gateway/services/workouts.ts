@@ -68,6 +68,23 @@ export async function ownWorkout(store: Store, id: string, userId: string): Prom
   return workout;
 }
 
+/**
+ * The workout `id` when `principal` may delete it; the same 404 as an unknown id otherwise, so nothing
+ * confirms that another application's workout exists. Every app reads all of the user's workouts
+ * (interface §4: "The list accepts an application_id query filter; workout responses include
+ * application_id and application_name"), but an app token deletes only what its application scheduled
+ * (issue 26 item 8). A personal token and an application the operator marked first-party (the command
+ * line's own, an imported official client: gaps.md "act for the person") act for the person and delete
+ * any of the person's workouts.
+ */
+export async function deletableWorkout(store: Store, id: string, principal: Principal): Promise<WorkoutRecord> {
+  const workout = await ownWorkout(store, id, principal.userId);
+  if (principal.applicationId === null || workout.application_id === principal.applicationId) return workout;
+  const application = await store.applications.get(principal.applicationId);
+  if (application?.first_party === true) return workout;
+  throw new NotFoundError('Workout not found');
+}
+
 /** Application names by id, for `application_name` (null for a personal token's workouts or a deleted app). */
 export async function applicationNames(store: Store, records: readonly WorkoutRecord[]): Promise<Map<string, string>> {
   const ids = [...new Set(records.map((record) => record.application_id).filter((id): id is string => id !== null))];
