@@ -9,10 +9,14 @@
  * |---|---|
  * | C0 controls, NUL and ESC included; DEL; C1 controls | U+0000–U+001F, U+007F, U+0080–U+009F |
  * | bidi marks, embeddings, overrides and isolates | U+200E, U+200F, U+061C, U+202A–U+202E, U+2066–U+2069 |
- * | zero-width space, non-joiner, joiner; word joiner and invisible operators | U+200B–U+200D, U+2060–U+2064 |
+ * | zero-width space; word joiner and invisible operators | U+200B, U+2060–U+2064 |
+ * | zero-width non-joiner and joiner, except between two visible characters | U+200C, U+200D |
  * | line and paragraph separators | U+2028, U+2029 |
  * | byte-order mark (zero-width no-break space) | U+FEFF |
  *
+ * The joiners are part of how some names are written (a non-joiner in Persian, a joiner inside an emoji
+ * sequence such as 🏃‍♀️), so they pass where they join two visible characters; at an edge or beside another
+ * invisible character they hide nothing a reader could see and are refused.
  * The value is checked as sent, before trimming (a trailing BOM or tab is refused, not trimmed away).
  * Kept honest by test/gateway/hostile-input.test.ts.
  */
@@ -21,13 +25,17 @@ import { ValidationError } from '../errors.js';
 
 // eslint-disable-next-line no-control-regex
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+const JOINER = /[\u200c\u200d]/u;
+const VISIBLE = /[^\s\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
 
 /** The first refused character of `text`: its 1-based position in characters (code points) and its code point. */
 export function invisibleCharacter(text: string): { position: number; codePoint: string } | null {
-  let position = 0;
-  for (const character of text) {
-    position += 1;
-    if (INVISIBLE.test(character)) return { position, codePoint: `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` };
+  const characters = Array.from(text);
+  for (let index = 0; index < characters.length; index += 1) {
+    const character = characters[index];
+    if (!INVISIBLE.test(character)) continue;
+    const joins = JOINER.test(character) && VISIBLE.test(characters[index - 1] ?? '') && VISIBLE.test(characters[index + 1] ?? '');
+    if (!joins) return { position: index + 1, codePoint: `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` };
   }
   return null;
 }

@@ -57,13 +57,16 @@ async function personal(context: Context, scopes: string[]): Promise<{ userId: s
 input('a managed user\'s names refuse every control and invisible character, naming the field, the code point and its position', async (context) => {
   const { api } = await personal(context, ['sharing:read', 'sharing:write']);
   for (const [character, codePoint] of REFUSED) {
-    const first = await api.post('/api/v1/users/', { first_name: `Ann${character}a`, last_name: null });
+    const first = await api.post('/api/v1/users/', { first_name: `Ann${character}${character}a`, last_name: null });
     assert.match(validationIssueAt(first, ['body', 'first_name']), `${codePoint} at character 4`, codePoint);
     const last = await api.post('/api/v1/users/', { first_name: 'Ann', last_name: `${character}Lee` });
     assert.match(validationIssueAt(last, ['body', 'last_name']), `${codePoint} at character 1`, codePoint);
   }
   const accepted = await api.post('/api/v1/users/', { first_name: 'Zoë-Łucja 山田', last_name: "O'Brien 👩🏽" });
   assert.is(accepted.status, 200, JSON.stringify(accepted.body));
+  // The joiners pass between two visible characters: a Persian non-joiner, an emoji sequence.
+  const joined = await api.post('/api/v1/users/', { first_name: 'Mi\u200cNa', last_name: 'Runner \u{1F3C3}\u200d\u2640\ufe0f' });
+  assert.is(joined.status, 200, JSON.stringify(joined.body));
   assert.is(accepted.body.first_name, 'Zoë-Łucja 山田');
 
   const renamed = await fetch(`${context.stack.baseUrl}/api/v1/users/${accepted.body.id}`, {
