@@ -74,7 +74,6 @@ export function readMultipartForm(ctx: Context, limits: MultipartLimits): Promis
     let totalBytes = 0;
     let partsRead = 0;
     const delimiters = limits.keepUnnamed ? countDelimiters(ctx.get('content-type')) : null;
-    if (delimiters) ctx.req.on('data', delimiters.feed);
     parser.on('field', (name: string, value: string) => {
       partsRead += 1;
       if (name === limits.field && limits.keepUnnamed) files.push({ filename: null, rawFilename: null, mimeType: 'text/plain', bytes: Buffer.from(value, 'utf8') });
@@ -116,6 +115,7 @@ export function readMultipartForm(ctx: Context, limits: MultipartLimits): Promis
       else resolve({ files, fields });
     });
     ctx.req.pipe(parser);
+    if (delimiters) ctx.req.on('data', delimiters.feed);
   });
 }
 
@@ -123,17 +123,23 @@ export function readMultipartForm(ctx: Context, limits: MultipartLimits): Promis
  * Counts the parts of a multipart body by its delimiter lines (`--boundary`, the closing one not counted), as
  * the bytes stream past; the boundary never occurs inside a part (RFC 2046 §5.1.1).
  */
-function countDelimiters(contentType: string): { feed: (chunk: Buffer) => void; parts: () => number } | null {
+export function countDelimiters(contentType: string): { feed: (chunk: Buffer) => void; parts: () => number } | null {
   const boundary = /;\s*boundary=(?:"([^"]{1,70})"|([^;\s]{1,70}))/i.exec(contentType);
   if (!boundary) return null;
   const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`, 'latin1');
+  const keep = delimiter.length - 1;
   let count = 0;
-  let tail = Buffer.alloc(0);
+  let tail: Buffer = Buffer.alloc(0);
+  const occurrences = (bytes: Buffer, startsBefore = bytes.length) => {
+    let found = 0;
+    for (let at = bytes.indexOf(delimiter); at !== -1 && at < startsBefore; at = bytes.indexOf(delimiter, at + delimiter.length)) found += 1;
+    return found;
+  };
   return {
     feed(chunk) {
-      const window = Buffer.concat([tail, chunk]);
-      for (let at = window.indexOf(delimiter); at !== -1; at = window.indexOf(delimiter, at + delimiter.length)) count += 1;
-      tail = window.subarray(Math.max(0, window.length - delimiter.length + 1));
+      // A delimiter split between chunks starts in the kept tail; one inside the chunk is counted there, once.
+      count += occurrences(Buffer.concat([tail, chunk.subarray(0, keep)]), tail.length) + occurrences(chunk);
+      tail = chunk.length >= keep ? chunk.subarray(chunk.length - keep) : Buffer.concat([tail, chunk]).subarray(-keep);
     },
     parts: () => Math.max(0, count - 1),
   };

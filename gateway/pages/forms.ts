@@ -3,7 +3,9 @@
  * `ctx.request.body`; here every field is read as one string or not at all: a missing, repeated
  * (`a=1&a=2` → array) or nested (`a[b]=1` → object) field is null, so hostile input reaches a handler
  * only as a string whose length the handler then bounds. Every form carries the session's CSRF token
- * in a hidden `csrf` field (AUTH.md "Consent and sessions"). Kept honest by test/gateway/pages.test.ts.
+ * in a hidden `csrf` field (AUTH.md "Consent and sessions"). Also where a browser goes around signing in:
+ * a `next` return address (a path on this server, never another origin) or SIGNED_IN_HOME. Kept honest by
+ * test/gateway/pages.test.ts and test/gateway/front-door.test.ts.
  */
 import type { Context } from 'koa';
 import type { SessionRecord } from '../../storage/store.js';

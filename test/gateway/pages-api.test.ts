@@ -11,6 +11,7 @@ import { deploy, multipartBody } from '../support/page-deploys.js';
 import { createApplication, createUser, unionGrant } from '../../gateway/services/accounts.js';
 import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
 import { SigningKeys } from '../../gateway/auth/signing-keys.js';
+import { countDelimiters } from '../../gateway/multipart.js';
 
 let stack: TestStack;
 let owner: { userId: string; token: string };
@@ -125,6 +126,16 @@ test('refuses empty, blank, CR LF, percent-encoded .. (double-encoded too), too 
   assert.is(await (await fetchPage('hostile-names')).text(), 'old index');
   const depthLimit = `${Array.from({ length: 31 }, () => 'a').join('/')}/x.txt`;
   assert.is((await deploy(stack, 'hostile-names', owner.token, [{ path: depthLimit, content: 'deep enough' }])).status, 200, '32 segments are fine');
+});
+
+test('counts a multipart body\'s parts however its bytes are split into chunks', () => {
+  const { body, contentType } = multipartBody([{ path: 'a.txt', content: 'one' }, { path: 'b.txt', content: 'two' }, { path: 'c.txt', content: 'three' }]);
+  for (const size of [1, 2, 3, 7, 40, body.length]) {
+    const counter = countDelimiters(contentType)!;
+    for (let at = 0; at < body.length; at += size) counter.feed(body.subarray(at, at + size));
+    assert.is(counter.parts(), 3, `chunks of ${size} bytes`);
+  }
+  assert.is(countDelimiters('multipart/form-data'), null, 'no boundary, nothing to count');
 });
 
 test('reads deployed names as UTF-8, quoted or in filename*= form', async () => {
