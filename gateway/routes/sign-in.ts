@@ -118,7 +118,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     if (!session) return sendPage(ctx, 403, forbiddenPage());
     const flow = await flowOf(body.interaction, body.next);
     const interactionId = flow.interaction?.id ?? null;
-    const next = interactionId ? null : flow.next;
+    const next = flow.next;
     const email = emailField(body);
     if (!email) {
       return sendPage(ctx, 400, signInPage({
