@@ -16,6 +16,7 @@ import { apiCors } from './middleware/cors.js';
 import { compressPages } from './middleware/compress-pages.js';
 import { RouteTable } from './route-table.js';
 import { addRoutes } from './routes/index.js';
+import { reserveServicePaths } from './services/pages.js';
 
 export function createApp(deps: GatewayDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
@@ -28,6 +29,8 @@ export function createApp(deps: GatewayDeps): Koa {
     parseBody: parseBody(),
   });
   addRoutes(table, deps);
+  // No page may take the name of a top-level path the service answers (issue 26 item 8).
+  reserveServicePaths(table.paths());
 
   app.use(logRequests(deps.logger));
   app.use(deps.metrics.observeRequests());

@@ -1,7 +1,9 @@
 /**
  * Reads the files of a multipart/form-data request (busboy) into memory with hard limits: at most
  * `maxFiles` files in the named field, each at most `maxFileBytes`. Limits are enforced while
- * streaming, so an oversized upload is refused without buffering it whole.
+ * streaming, so an oversized upload is refused without buffering it whole. File names are read as UTF-8
+ * (`filename="é-run.csv"` as browsers and curl send it; busboy's default for header parameters is latin1),
+ * and `filename*=UTF-8''…` (RFC 5987) by its own charset. Kept honest by test/gateway/uploads.test.ts.
  */
 import busboy from 'busboy';
 import type { Context } from 'koa';
@@ -25,6 +27,13 @@ export interface MultipartLimits {
   maxTotalBytes?: number;
   /** Too many files answers 413 instead of the default 422. */
   tooManyFilesIs413?: boolean;
+  /**
+   * A part of `field` without a filename (`filename=""`, which busboy reads as a text field) is kept as a
+   * file named null, in its place among the files, for a caller that refuses it, and a part busboy skips
+   * (a Content-Disposition it cannot parse, `filename*=UTF-8''` with nothing after it) fails the request
+   * with 422; default false ignores both.
+   */
+  keepUnnamed?: boolean;
 }
 
 export function readMultipartFiles(ctx: Context, limits: MultipartLimits): Promise<UploadedFile[]> {
@@ -49,6 +58,7 @@ export function readMultipartForm(ctx: Context, limits: MultipartLimits): Promis
         headers: ctx.req.headers,
         limits: { files: limits.maxFiles, fileSize: limits.maxFileBytes, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 20 },
         preservePath: limits.preservePath ?? false,
+        defParamCharset: 'utf8',
       });
     } catch (error) {
       reject(ValidationError.single(['body'], `malformed multipart request: ${(error as Error).message}`));
@@ -62,10 +72,15 @@ export function readMultipartForm(ctx: Context, limits: MultipartLimits): Promis
       reject(error);
     };
     let totalBytes = 0;
+    let partsRead = 0;
+    const delimiters = limits.keepUnnamed ? countDelimiters(ctx.get('content-type')) : null;
     parser.on('field', (name: string, value: string) => {
-      fields[name] = name in fields ? null : value;
+      partsRead += 1;
+      if (name === limits.field && limits.keepUnnamed) files.push({ filename: null, rawFilename: null, mimeType: 'text/plain', bytes: Buffer.from(value, 'utf8') });
+      else fields[name] = name in fields ? null : value;
     });
     parser.on('file', (field, stream, info) => {
+      partsRead += 1;
       if (field !== limits.field) {
         stream.resume();
         return;
@@ -94,11 +109,40 @@ export function readMultipartForm(ctx: Context, limits: MultipartLimits): Promis
     parser.on('error', (error: Error) => fail(ValidationError.single(['body'], `malformed multipart request: ${error.message}`)));
     parser.on('close', () => {
       if (failure) return;
-      if (files.length === 0) reject(ValidationError.single(['body', limits.field], 'Field required: at least one file', 'missing'));
+      if (delimiters && delimiters.parts() > partsRead) {
+        reject(ValidationError.single(['body', limits.field], 'a part has a Content-Disposition that cannot be read (an empty or malformed filename*=): every file needs a filename', 'value_error'));
+      } else if (files.length === 0) reject(ValidationError.single(['body', limits.field], 'Field required: at least one file', 'missing'));
       else resolve({ files, fields });
     });
     ctx.req.pipe(parser);
+    if (delimiters) ctx.req.on('data', delimiters.feed);
   });
+}
+
+/**
+ * Counts the parts of a multipart body by its delimiter lines (`--boundary`, the closing one not counted), as
+ * the bytes stream past; the boundary never occurs inside a part (RFC 2046 §5.1.1).
+ */
+export function countDelimiters(contentType: string): { feed: (chunk: Buffer) => void; parts: () => number } | null {
+  const boundary = /;\s*boundary=(?:"([^"]{1,70})"|([^;\s]{1,70}))/i.exec(contentType);
+  if (!boundary) return null;
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`, 'latin1');
+  const keep = delimiter.length - 1;
+  let count = 0;
+  let tail: Buffer = Buffer.alloc(0);
+  const occurrences = (bytes: Buffer, startsBefore = bytes.length) => {
+    let found = 0;
+    for (let at = bytes.indexOf(delimiter); at !== -1 && at < startsBefore; at = bytes.indexOf(delimiter, at + delimiter.length)) found += 1;
+    return found;
+  };
+  return {
+    feed(chunk) {
+      // A delimiter split between chunks starts in the kept tail; one inside the chunk is counted there, once.
+      count += occurrences(Buffer.concat([tail, chunk.subarray(0, keep)]), tail.length) + occurrences(chunk);
+      tail = chunk.length >= keep ? chunk.subarray(chunk.length - keep) : Buffer.concat([tail, chunk]).subarray(-keep);
+    },
+    parts: () => Math.max(0, count - 1),
+  };
 }
 
 /** The last path segment of a client-supplied name, without control characters, at most 255 characters. */

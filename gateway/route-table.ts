@@ -104,6 +104,11 @@ export class RouteTable {
     return this;
   }
 
+  /** Every path mounted, API routes (OpenAPI templates) and pages (Koa paths) alike. */
+  paths(): string[] {
+    return [...this.routes.map((route) => route.path), ...this.pages.map((page) => page.path)];
+  }
+
   /** Mounts an HTML page or form target (its handler reads and validates its own input). */
   page(spec: PageSpec, ...handlers: Middleware[]): this {
     const chain = spec.method === 'post' ? [spec.parseBody ?? this.steps.parseBody, ...handlers] : handlers;

@@ -6,7 +6,7 @@
  */
 import { html, type Html } from './html.js';
 import { appHeader, type Brand, type PageOptions } from './layout.js';
-import { withInteraction } from './forms.js';
+import { along, withInteraction } from './forms.js';
 import { PROVIDER_NAMES, type Provider } from '../../domain/providers.js';
 
 export type EmailAuthMode = 'enabled' | 'existing_only';
@@ -19,10 +19,12 @@ export interface FormContext {
   csrfToken: string;
   /** Configured providers to offer "Sign in with …" for (during an authorization only). */
   providers?: readonly Provider[];
+  /** Where to go after signing in, outside an authorization (forms.ts nextPathOf). */
+  next?: string | null;
 }
 
 function hidden(view: FormContext): Html {
-  return html`<input type="hidden" name="csrf" value="${view.csrfToken}">${view.interactionId ? html`<input type="hidden" name="interaction" value="${view.interactionId}">` : null}`;
+  return html`<input type="hidden" name="csrf" value="${view.csrfToken}">${view.interactionId ? html`<input type="hidden" name="interaction" value="${view.interactionId}">` : null}${!view.interactionId && view.next ? html`<input type="hidden" name="next" value="${view.next}">` : null}`;
 }
 
 function heading(brand: Brand | null, title: string): Html {
@@ -68,7 +70,7 @@ ${hidden(view)}
 <button type="submit" class="secondary">Sign in with password</button>
 </form>
 ${providerButtons(view)}
-<p class="muted center">${existingOnly ? 'No account yet?' : 'New to Threshold?'} <a href="${withInteraction('/signup', view.interactionId)}">Create an account</a></p>`,
+<p class="muted center">${existingOnly ? 'No account yet?' : 'New to Threshold?'} <a href="${along('/signup', view)}">Create an account</a></p>`,
   };
 }
 
@@ -120,24 +122,24 @@ ${hidden(view)}
 </div>
 <button type="submit">Create account</button>
 </form>
-<p class="muted center">Already have an account? <a href="${withInteraction('/signin', view.interactionId)}">Sign in</a></p>`,
+<p class="muted center">Already have an account? <a href="${along('/signin', view)}">Sign in</a></p>`,
   };
 }
 
 /** The same page whether or not the address has an account (no enumeration). */
-export function checkEmailPage(view: { brand: Brand | null; interactionId: string | null; email: string; minutes: number }): PageOptions {
+export function checkEmailPage(view: { brand: Brand | null; interactionId: string | null; next?: string | null; email: string; minutes: number }): PageOptions {
   return {
     title: 'Check your email',
     brand: view.brand,
     body: html`${heading(view.brand, 'Check your email')}
 <p>We sent a message to <strong>${view.email}</strong>. Open the link in it to continue${view.brand ? ` to ${view.brand.name}` : ''}.</p>
 <p class="muted">A sign-in link works once and expires after ${view.minutes} minutes. You can open it in any browser on any device. Nothing arrived? Check your spam folder, or wait a minute and ask again.</p>
-<a class="button secondary" href="${withInteraction('/signin', view.interactionId)}">Use another email address</a>`,
+<a class="button secondary" href="${along('/signin', view)}">Use another email address</a>`,
   };
 }
 
 /** GET of an emailed link: nothing is used up until the person presses Continue (mail scanners follow links). */
-export function magicLinkPage(view: { token: string; csrfToken: string; email: string | null }): PageOptions {
+export function magicLinkPage(view: { token: string; csrfToken: string; email: string | null; next: string | null }): PageOptions {
   return {
     title: 'Continue signing in',
     body: html`<h1>Continue signing in</h1>
@@ -145,6 +147,7 @@ export function magicLinkPage(view: { token: string; csrfToken: string; email: s
 <form method="post" action="/signin/link">
 <input type="hidden" name="csrf" value="${view.csrfToken}">
 <input type="hidden" name="token" value="${view.token}">
+${view.next ? html`<input type="hidden" name="next" value="${view.next}">` : null}
 <button type="submit">Continue</button>
 </form>
 <p class="muted">If you did not ask to sign in, close this page: nothing happens without the button.</p>`,

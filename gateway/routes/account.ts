@@ -27,7 +27,7 @@ import { addClientSecret } from '../services/accounts.js';
 import { deleteClientSecret, revokeGrant } from '../services/grants.js';
 import { isPrivate } from '../presenters/application.js';
 import { sendPage } from '../pages/layout.js';
-import { csrfSession, FIELD_LIMITS, formBody, seeOther, stringField } from '../pages/forms.js';
+import { csrfSession, FIELD_LIMITS, formBody, seeOther, signInFirst, stringField } from '../pages/forms.js';
 import { forbiddenPage, messagePage, notFoundPage } from '../pages/messages.js';
 import { accountPage, applicationPage, secretCreatedPage, type SecretView } from '../pages/account.js';
 import type { AccountView } from '../pages/oauth.js';
@@ -57,7 +57,7 @@ export function accountRoutes(table: RouteTable, deps: GatewayDeps): void {
 
   table.page({ method: 'get', path: '/account', name: 'account' }, async function showAccount(ctx) {
     const found = await deps.sessions.signedInUser(ctx);
-    if (!found) return seeOther(ctx, '/signin');
+    if (!found) return signInFirst(ctx);
     await sendAccountPage(ctx, 200, found.user, found.session, { notice: noticeOf(ctx) });
   });
 

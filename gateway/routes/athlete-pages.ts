@@ -29,7 +29,7 @@ import type { GatewayDeps } from '../deps.js';
 import { HttpError, NotFoundError, ValidationError } from '../errors.js';
 import { readMultipartForm } from '../multipart.js';
 import { sendPage } from '../pages/layout.js';
-import { seeOther } from '../pages/forms.js';
+import { seeOther, signInFirst } from '../pages/forms.js';
 import { forbiddenPage, messagePage } from '../pages/messages.js';
 import { activityListPage, type ListedActivity, type ListFilters } from '../pages/athlete/activity-list.js';
 import { activityPage, type ActivityDetailsView } from '../pages/athlete/activity-page.js';
@@ -90,7 +90,7 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
   function signedInPage(handler: (ctx: Context, found: { user: UserRecord; session: SessionRecord }) => Promise<void>): Middleware {
     return async (ctx) => {
       const found = await sessions.signedInUser(ctx);
-      if (!found) return seeOther(ctx, '/signin');
+      if (!found) return signInFirst(ctx);
       try {
         await handler(ctx, found);
       } catch (error) {

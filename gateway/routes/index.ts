@@ -2,6 +2,7 @@
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 import { systemRoutes } from './system.js';
+import { frontDoorRoutes } from './front-door.js';
 import { apiDocsRoutes } from './api-docs.js';
 import { changelogRoutes } from './changelog.js';
 import { wellKnownRoutes } from './well-known.js';
@@ -44,6 +45,7 @@ import { backfillStatusRoutes } from './backfill-status.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
+  frontDoorRoutes(table, deps);
   apiDocsRoutes(table, deps);
   changelogRoutes(table, deps);
   wellKnownRoutes(table, deps);

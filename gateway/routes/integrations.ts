@@ -36,7 +36,7 @@ import { browserBinding, providerCallbackUrl, startProviderAuthorization } from 
 import { authorizationErrorPage } from '../pages/oauth.js';
 import { providerSignInStoppedPage } from '../pages/sign-in.js';
 import { sendPage } from '../pages/layout.js';
-import { seeOther } from '../pages/forms.js';
+import { seeOther, SIGNED_IN_HOME } from '../pages/forms.js';
 import type { RouteTable } from '../route-table.js';
 import type { GatewayDeps } from '../deps.js';
 
@@ -118,7 +118,7 @@ export function integrationRoutes(table: RouteTable, deps: GatewayDeps): void {
       return stopped(409, `${name} cannot sign you in`, `This ${name} account is connected to more than one Threshold account, or to one that cannot sign in. Sign in with your email instead.`);
     }
     await deps.sessions.signIn(ctx, user.id);
-    seeOther(ctx, interactionId ? interactionPath(interactionId) : '/account');
+    seeOther(ctx, interactionId ? interactionPath(interactionId) : SIGNED_IN_HOME);
   }
 
   table.add(

@@ -80,7 +80,7 @@ export function pageRoutes(table: RouteTable, deps: GatewayDeps): void {
         200: { description: 'The page', schema: Page }, 403: FORBIDDEN, 404: { description: 'No such page of the caller' },
         409: { description: 'The page was deleted or deployed again meanwhile' },
         413: { description: 'More files or bytes than the deploy limits' },
-        422: { description: 'No files, or a path that is absolute, climbs out (..), has a backslash, NUL or an empty segment' },
+        422: { description: 'No files, or a path that is empty, absolute, climbs out (..), is percent-encoded, too long or too deep, has a backslash, CR, LF, NUL or an empty segment' },
       },
     },
     forPerson,
@@ -88,7 +88,7 @@ export function pageRoutes(table: RouteTable, deps: GatewayDeps): void {
       const page = await ownPage(ctx);
       const files = await readMultipartFiles(ctx, {
         field: 'files', maxFiles: config.pageMaxFiles, maxFileBytes: config.pageMaxBytes, maxTotalBytes: config.pageMaxBytes,
-        preservePath: true, tooManyFilesIs413: true,
+        preservePath: true, tooManyFilesIs413: true, keepUnnamed: true,
       });
       const deployed = await deployPage(store, page, files.map((file) => ({ rawFilename: file.rawFilename, bytes: file.bytes })));
       ctx.body = await pageBody(deployed);

@@ -1,7 +1,7 @@
 /**
  * Sign up, sign in and sign out (AUTH.md "sessions and sign-in"; gaps.md "Authentication details"):
  *
- *   GET  /signin[?interaction=]   the two ways in: an emailed link, or email + password; branded for
+ *   GET  /signin[?interaction=|?next=]   the two ways in: an emailed link, or email + password; branded for
  *                                 the application of a live interaction, reworded for existing_only
  *   POST /signin/password         verify; 401 with one message for every failure; 429 past the limit
  *   POST /signin/email            send a link; the same "check your email" page for every address
@@ -12,6 +12,8 @@
  *
  * Every POST carries the session's CSRF token (403 page otherwise) and every answer is a page from
  * sendPage or a 303. Signing in always goes through Sessions.signIn, which rotates the session.
+ * A signed-in person goes on to the authorization being answered, else to the `next` address carried
+ * (a path on this server: forms.ts nextPathOf), else to their training (SIGNED_IN_HOME, issue 26 item 6).
  *
  * Decisions:
  * - No enumeration: a wrong password, an unknown email, a managed user and a user without a password
@@ -43,7 +45,7 @@ import { consumeMagicLink, createMagicLink, findUsable, MAGIC_LINK_TTL_MS } from
 import { createUser } from '../services/accounts.js';
 import { sendPage, type Brand } from '../pages/layout.js';
 import {
-  csrfSession, emailField, FIELD_LIMITS, formBody, seeOther, stringField, withInteraction, type FormBody,
+  along, csrfSession, emailField, FIELD_LIMITS, formBody, nextPathOf, seeOther, SIGNED_IN_HOME, stringField, withInteraction, type FormBody,
 } from '../pages/forms.js';
 import { forbiddenPage, mailFailedPage, tooManyRequestsPage } from '../pages/messages.js';
 import {
@@ -64,16 +66,16 @@ interface Flow {
   mode: EmailAuthMode;
   /** Providers a person may sign in through during this authorization (routes/integrations.ts). */
   providers: readonly Provider[];
+  /** Where to go once signed in when no interaction is carried (a path on this server), or null. */
+  next: string | null;
 }
-
-const NO_FLOW: Flow = { interaction: null, brand: null, mode: 'enabled', providers: [] };
 
 export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
   const { store, sessions, limits, mailer } = deps;
   const baseUrl = deps.config.baseUrl;
 
   table.page({ method: 'get', path: '/signin', name: 'signIn' }, async function showSignIn(ctx) {
-    const flow = await flowOf(ctx.query.interaction);
+    const flow = await flowOf(ctx.query.interaction, ctx.query.next);
     if (await deps.sessions.signedInUser(ctx)) return seeOther(ctx, destination(flow));
     const session = await sessions.ensure(ctx);
     sendPage(ctx, 200, signInPage({ ...formContext(flow, session), mode: flow.mode }));
@@ -83,7 +85,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     const body = formBody(ctx);
     const session = await csrfSession(ctx, sessions, body);
     if (!session) return sendPage(ctx, 403, forbiddenPage());
-    const flow = await flowOf(body.interaction);
+    const flow = await flowOf(body.interaction, body.next);
     const email = emailField(body);
     const address = `ip:${clientAddress(ctx)}`;
     const account = email ? `email:${email}` : null;
@@ -91,7 +93,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     const counters: Counted[] = [[limits.signInAddressFailures, address], ...(pair ? [[limits.signInFailures, pair] as Counted] : [])];
     // Every attempt counts as a failure from here, in the same atomic increment that checks the limits,
     // so parallel attempts (in any process) cannot all pass them at once; a success gives its count back.
-    if (await tooManyTaken(ctx, counters, withInteraction('/signin', flow.interaction?.id ?? null))) return;
+    if (await tooManyTaken(ctx, counters, along('/signin', formContext(flow, session)))) return;
     // Before the password is checked, right or wrong, so the wait says nothing about the outcome.
     if (account) await limits.signInSlowDown.attempt(account);
 
@@ -114,8 +116,9 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     const body = formBody(ctx);
     const session = await csrfSession(ctx, sessions, body);
     if (!session) return sendPage(ctx, 403, forbiddenPage());
-    const flow = await flowOf(body.interaction);
+    const flow = await flowOf(body.interaction, body.next);
     const interactionId = flow.interaction?.id ?? null;
+    const next = flow.next;
     const email = emailField(body);
     if (!email) {
       return sendPage(ctx, 400, signInPage({
@@ -123,23 +126,23 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
       }));
     }
     const keys = [`email:${email}`, `ip:${clientAddress(ctx)}`];
-    const back = withInteraction('/signin', interactionId);
+    const back = along('/signin', { interactionId, next });
     if (await tooManyTaken(ctx, keys.map((key): Counted => [limits.magicLinks, key]), back)) return;
 
     const user = await store.users.findOne({ email });
     try {
       if (user && user.managed_by === null) {
         const { token } = await createMagicLink(store, user, interactionId);
-        await mailer.send(signInLinkMail({ to: email, url: `${baseUrl}/signin/link?token=${token}`, minutes: LINK_MINUTES }));
+        await mailer.send(signInLinkMail({ to: email, url: `${baseUrl}/signin/link?token=${token}${next ? `&next=${encodeURIComponent(next)}` : ''}`, minutes: LINK_MINUTES }));
       } else if (!user) {
-        await mailer.send(noAccountMail({ to: email, signUpUrl: `${baseUrl}${withInteraction('/signup', interactionId)}` }));
+        await mailer.send(noAccountMail({ to: email, signUpUrl: `${baseUrl}${along('/signup', { interactionId, next })}` }));
       }
       // A managed user gets nothing: it can never sign in.
     } catch (error) {
       ctx.state.logger?.error({ err: error }, 'sign-in: the email could not be sent');
       return sendPage(ctx, 503, mailFailedPage(back));
     }
-    sendPage(ctx, 200, checkEmailPage({ brand: flow.brand, interactionId, email, minutes: LINK_MINUTES }));
+    sendPage(ctx, 200, checkEmailPage({ brand: flow.brand, interactionId, next, email, minutes: LINK_MINUTES }));
   });
 
   table.page({ method: 'get', path: '/signin/link', name: 'magicLink' }, async function showMagicLink(ctx) {
@@ -150,7 +153,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     if (!link || !user || user.managed_by !== null || typeof token !== 'string') {
       return sendPage(ctx, 410, magicLinkUnusablePage({ interactionId: null, minutes: LINK_MINUTES }));
     }
-    sendPage(ctx, 200, magicLinkPage({ token, csrfToken: session.csrf_token, email: user.email }));
+    sendPage(ctx, 200, magicLinkPage({ token, csrfToken: session.csrf_token, email: user.email, next: nextPathOf(ctx.query.next) }));
   });
 
   table.page({ method: 'post', path: '/signin/link', name: 'useMagicLink' }, async function useMagicLink(ctx) {
@@ -163,11 +166,11 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     }
     const session = await sessions.signIn(ctx, user.id);
     const interactionId = await adoptInteraction(link.interaction_id, user.id, session.id);
-    seeOther(ctx, interactionId ? interactionPath(interactionId) : '/account');
+    seeOther(ctx, interactionId ? interactionPath(interactionId) : (nextPathOf(body.next) ?? SIGNED_IN_HOME));
   });
 
   table.page({ method: 'get', path: '/signup', name: 'signUp' }, async function showSignUp(ctx) {
-    const flow = await flowOf(ctx.query.interaction);
+    const flow = await flowOf(ctx.query.interaction, ctx.query.next);
     if (await deps.sessions.signedInUser(ctx)) return seeOther(ctx, destination(flow));
     const session = await sessions.ensure(ctx);
     sendPage(ctx, 200, signUpPage(formContext(flow, session)));
@@ -177,7 +180,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     const body = formBody(ctx);
     const session = await csrfSession(ctx, sessions, body);
     if (!session) return sendPage(ctx, 403, forbiddenPage());
-    const flow = await flowOf(body.interaction);
+    const flow = await flowOf(body.interaction, body.next);
     const firstName = stringField(body, 'first_name') ?? '';
     const lastName = stringField(body, 'last_name') ?? '';
     const again = (status: number, error: string) => sendPage(ctx, status, signUpPage({
@@ -186,7 +189,7 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
       error,
     }));
     const key = `ip:${clientAddress(ctx)}`;
-    const back = withInteraction('/signup', flow.interaction?.id ?? null);
+    const back = along('/signup', formContext(flow, session));
     if (await tooMany(ctx, [[limits.signUps, key]], back)) return;
 
     const email = emailField(body);
@@ -232,13 +235,16 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
     seeOther(ctx, withInteraction('/signin', kept));
   });
 
-  /** The live interaction named by a query parameter or form field, with its application's brand. */
-  async function flowOf(value: unknown): Promise<Flow> {
+  /**
+   * The live interaction named by a query parameter or form field, with its application's brand; else the
+   * return address named by `next`.
+   */
+  async function flowOf(value: unknown, next: unknown): Promise<Flow> {
     const interaction = await liveInteraction(store, value);
     const application = interaction ? await store.applications.get(interaction.application_id) : null;
-    if (!interaction || !application) return NO_FLOW;
+    if (!interaction || !application) return { interaction: null, brand: null, mode: 'enabled', providers: [], next: nextPathOf(next) };
     const mode: EmailAuthMode = interaction.request.email_auth_mode === 'existing_only' ? 'existing_only' : 'enabled';
-    return { interaction, brand: brandOf(application), mode, providers: deps.config.configuredProviders };
+    return { interaction, brand: brandOf(application), mode, providers: deps.config.configuredProviders, next: null };
   }
 
   /**
@@ -262,11 +268,11 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
 
 /** The signed-in user of this browser, when the session is live and its user can sign in. */
 function formContext(flow: Flow, session: SessionRecord): FormContext {
-  return { brand: flow.brand, interactionId: flow.interaction?.id ?? null, csrfToken: session.csrf_token, providers: flow.providers };
+  return { brand: flow.brand, interactionId: flow.interaction?.id ?? null, csrfToken: session.csrf_token, providers: flow.providers, next: flow.next };
 }
 
 function destination(flow: Flow): string {
-  return flow.interaction ? interactionPath(flow.interaction.id) : '/account';
+  return flow.interaction ? interactionPath(flow.interaction.id) : (flow.next ?? SIGNED_IN_HOME);
 }
 
 /** What the person typed as their email, bounded, to fill the form again (never the password). */

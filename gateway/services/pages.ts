@@ -2,7 +2,12 @@
  * Hosted pages (interface §4 "Pages", gaps.md "Pages"): slugs, the page of an application, deploys.
  *
  * - A slug is lowercased and must be a DNS label of 3 to 63 letters, digits and single hyphens (so the
- *   wildcard form `https://{slug}.<domain>` always works), not a reserved word.
+ *   wildcard form `https://{slug}.<domain>` always works), not a reserved word: the hand list below, and
+ *   the first segment of every path the service answers (`reserveServicePaths`, fed by createApp from
+ *   the route table, so a new top-level route is reserved without anyone remembering to).
+ * - A deployed file's path is relative, at most MAX_PATH_LENGTH characters and MAX_PATH_DEPTH segments,
+ *   and carries no percent-encoding (`%2e%2e` is `..` to the next server that decodes it), control
+ *   characters (CR LF, NUL), backslash, blank, `.` or `..` segments (issue 26 item 8).
  * - A page is keyed by its slug. Deleting a page keeps a tombstone: the slug is retired and only its own
  *   application may take it again.
  * - A deploy stores every file under a fresh blob prefix, then swaps the page's manifest in one
@@ -19,11 +24,28 @@ import { HttpError, ValidationError } from '../errors.js';
 import { pageUrl } from '../hosted-pages/page-urls.js';
 
 const SLUG = /^[a-z0-9](?:[a-z0-9]|-(?!-)){1,61}[a-z0-9]$/;
+/** Words that are no one's page; the service's own top-level paths are added by reserveServicePaths. */
 const RESERVED_SLUGS = new Set([
-  'account', 'admin', 'api', 'app', 'apps', 'assets', 'auth', 'docs', 'health', 'login', 'mail', 'metrics', 'oauth',
-  'page', 'pages', 'portal', 'signin', 'signup', 'static', 'status', 'support', 'threshold', 'www',
+  'account', 'admin', 'api', 'app', 'apps', 'assets', 'auth', 'docs', 'health', 'healthz', 'login', 'mail', 'metrics', 'oauth',
+  'page', 'pages', 'portal', 'readyz', 'signin', 'signup', 'static', 'status', 'support', 'threshold', 'www',
 ]);
-const MAX_PATH_LENGTH = 512;
+/** Longest deployed file path, characters. */
+export const MAX_PATH_LENGTH = 512;
+/** Most segments (folders and the file) in a deployed file path: deeper than any site needs. */
+export const MAX_PATH_DEPTH = 32;
+/** Longest segment of a deployed file path, characters (the common file-system limit). */
+const MAX_SEGMENT_LENGTH = 255;
+
+/**
+ * Reserves the first segment of each path the service answers (`/healthz` → `healthz`,
+ * `/oauth/authorize` → `oauth`); parameters and segments that cannot be slugs are skipped.
+ */
+export function reserveServicePaths(paths: Iterable<string>): void {
+  for (const path of paths) {
+    const first = path.split('/')[1]?.toLowerCase() ?? '';
+    if (SLUG.test(first)) RESERVED_SLUGS.add(first);
+  }
+}
 
 /** The normalised slug, or the reason it cannot be one. */
 export function parseSlug(raw: unknown): { slug: string } | { problem: string } {
@@ -108,16 +130,19 @@ export async function deletePage(store: Store, page: PageRecord, now = Date.now(
 
 /** The normalised relative path of a deployed file, or why it is refused (AUTH.md: "relative, normalised and confined to its page"). */
 export function parseDeployPath(raw: string | null): { path: string } | { problem: string } {
-  if (raw === null || raw.length === 0) return { problem: 'every file needs a filename: its path inside the page' };
+  if (raw === null || raw.trim().length === 0) return { problem: 'every file needs a filename: its path inside the page' };
   if (raw.length > MAX_PATH_LENGTH) return { problem: `a path is at most ${MAX_PATH_LENGTH} characters` };
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(raw)) return { problem: 'a path must not contain control characters (NUL included)' };
+  if (/[\u0000-\u001f\u007f]/.test(raw)) return { problem: 'a path must not contain control characters (CR, LF, NUL …)' };
   if (raw.includes('\\')) return { problem: 'a path uses / between folders, never a backslash' };
+  if (/%[0-9A-Fa-f]{2}/.test(raw)) return { problem: 'a path must not be percent-encoded (%2e, %2F …): send the name itself' };
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) return { problem: 'a path must be relative, not absolute' };
   const segments = raw.split('/');
+  if (segments.length > MAX_PATH_DEPTH) return { problem: `a path is at most ${MAX_PATH_DEPTH} folders and file deep, this one ${segments.length}` };
   if (segments.some((segment) => segment === '')) return { problem: 'a path must not have empty segments (// or a trailing /)' };
+  if (segments.some((segment) => segment.trim() === '')) return { problem: 'a path must not have blank segments' };
   if (segments.some((segment) => segment === '.' || segment === '..')) return { problem: 'a path must not contain . or .. segments' };
-  if (segments.some((segment) => segment.length > 255)) return { problem: 'a path segment is at most 255 characters' };
+  if (segments.some((segment) => segment.length > MAX_SEGMENT_LENGTH)) return { problem: `a path segment is at most ${MAX_SEGMENT_LENGTH} characters` };
   return { path: raw };
 }
 

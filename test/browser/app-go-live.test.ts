@@ -48,7 +48,7 @@ goLive('an owner writes the purposes and goes live in one click; another person 
   const settings = await owner.newPage();
   await settings.goto(`${stack.baseUrl}/signin`);
   await signInWithPassword(settings, 'go-live-owner@example.com');
-  await settings.waitForURL(/\/account/);
+  await settings.waitForURL(/\/training$/);
   await settings.goto(`${stack.baseUrl}/account/applications/${app.id}`);
   await settings.getByLabel('Your activities').fill(ACTIVITIES);
   await settings.getByLabel('Your daily wellness measures').fill(WELLNESS);

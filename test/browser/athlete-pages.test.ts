@@ -1,6 +1,6 @@
 /**
- * The athlete's pages in a real browser (issue 16 item 4): a person signs in, follows "Your training" from the
- * account page, uploads the real ride sweatpy/4078723797.fit (by drag and drop at desktop size, through the
+ * The athlete's pages in a real browser (issue 16 item 4): a person signs in and lands on their training,
+ * uploads the real ride sweatpy/4078723797.fit (by drag and drop at desktop size, through the
  * file input at phone size) and watches its status turn to Processed, then opens the activity list, the
  * activity page (hovering its charts for the read-out) and the season page with two fatigue states.
  * Screenshots at desktop (1280×800) and phone (390×844) size land in test-artifacts/screenshots/athlete-*.png;
@@ -64,12 +64,12 @@ async function assertNoOverflow(page: Page, what: string): Promise<void> {
   assert.equal(widths.scrolled, [], `${what}: a table is wider than its panel`);
 }
 
-/** Signs `email` in with the password form; the page lands on /account. */
+/** Signs `email` in with the password form; the page lands on /training. */
 async function signIn(page: Page, baseUrl: string, email: string): Promise<void> {
   await page.goto(`${baseUrl}/signin`);
   await page.fill('form[action="/signin/password"] input[name="email"]', email);
   await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/account$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
 }
 
 /** Drops `file` on the drop zone as a browser does for a file dragged from the desktop. */
@@ -106,9 +106,7 @@ pages('uploads a real ride by drag and drop or file input, watches it become pro
     await page.goto(`${context.stack.baseUrl}/signin`);
     await page.fill('form[action="/signin/password"] input[name="email"]', email);
     await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-    await Promise.all([page.waitForURL(/\/account$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
-
-    await Promise.all([page.waitForURL(/\/training$/), page.getByRole('link', { name: 'Your training' }).click()]);
+    await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
     assert.ok(await page.getByText('No activities yet.').isVisible());
     await shot(page, `${viewport.name}-list-empty`);
 
@@ -216,7 +214,7 @@ pages('uploads through the plain file form without script and follows the status
   await page.goto(`${context.stack.baseUrl}/signin`);
   await page.fill('form[action="/signin/password"] input[name="email"]', email);
   await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/account$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
   await page.goto(`${context.stack.baseUrl}/training/upload`);
   assert.is(await page.locator('html.js').count(), 0);
   await page.setInputFiles('#files', RIDE);

@@ -119,7 +119,7 @@ flow('deploys a single-page app that signs in with PKCE against the service, at 
     await page.goto(`${stack.baseUrl}/signin`);
     await page.fill('form[action="/signin/password"] input[name="email"]', email);
     await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-    await Promise.all([page.waitForURL(/\/account/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+    await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
 
     // The owner edits the application: one form, an inline error first, then saved.
     await page.goto(`${stack.baseUrl}/account/applications/${app.id}`);

@@ -68,7 +68,8 @@ async function signedIn(context: Context, viewport: (typeof VIEWPORTS)[number], 
   await page.goto(`${context.stack.baseUrl}/signin`);
   await page.fill('form[action="/signin/password"] input[name="email"]', email);
   await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/account$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await page.goto(`${context.stack.baseUrl}/account`);
   return { id: user.id, email, browser, page };
 }
 

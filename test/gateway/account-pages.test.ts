@@ -37,11 +37,12 @@ async function app(stack: TestStack, ownerId: string, name: string): Promise<App
 
 account('sends a browser that is not signed in to the sign-in page', async ({ stack }) => {
   const jar = new CookieJar(stack.baseUrl);
-  for (const path of ['/account', '/account/applications/0123456789abcdef']) {
-    const response = await jar.get(path);
-    assert.is(response.status, 303, path);
-    assert.is(locationOf(response, stack.baseUrl), '/signin');
-  }
+  const response = await jar.get('/account');
+  assert.is(response.status, 303);
+  assert.is(locationOf(response, stack.baseUrl), '/signin?next=%2Faccount', 'and back to the account after signing in');
+  const settings = await jar.get('/account/applications/0123456789abcdef');
+  assert.is(settings.status, 303);
+  assert.is(locationOf(settings, stack.baseUrl), '/signin');
 });
 
 account('lists who is signed in, the connected apps with what they may do, and the apps the user owns', async ({ stack }) => {

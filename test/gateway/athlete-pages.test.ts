@@ -61,7 +61,7 @@ pages('sends a browser that is not signed in to the sign-in page, and the status
   for (const path of ['/training', '/training/activities/0123456789abcdef', '/training/season', '/training/upload']) {
     const response = await jar.get(path);
     assert.is(response.status, 303, path);
-    assert.is(locationOf(response, stack.baseUrl), '/signin', path);
+    assert.is(locationOf(response, stack.baseUrl), `/signin?next=${encodeURIComponent(path)}`, path);
   }
   const post = await jar.fetch('/training/upload', { method: 'POST', body: multipart({}, [{ name: 'a.csv', bytes: csvActivity() }]) });
   assert.is(post.status, 303);

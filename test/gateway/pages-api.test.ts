@@ -11,6 +11,7 @@ import { deploy, multipartBody } from '../support/page-deploys.js';
 import { createApplication, createUser, unionGrant } from '../../gateway/services/accounts.js';
 import { mintAccessToken } from '../../gateway/auth/access-tokens.js';
 import { SigningKeys } from '../../gateway/auth/signing-keys.js';
+import { countDelimiters } from '../../gateway/multipart.js';
 
 let stack: TestStack;
 let owner: { userId: string; token: string };
@@ -90,6 +91,76 @@ test('refuses ../, absolute, backslash, NUL, empty-segment and duplicate paths w
   assert.is((await stack.store.pages.get('kept'))!.blob_prefix, blobsBefore);
   assert.is(await (await fetchPage('kept')).text(), 'old index');
   assert.is(await (await fetchPage('kept', 'a/b.txt')).text(), 'old b');
+});
+
+test('refuses empty, blank, CR LF, percent-encoded .. (double-encoded too), too deep and too long names with 422 naming the problem, and keeps the previous deploy [issue 26 item 8]', async () => {
+  const app = await appOf(owner);
+  await sendJson(stack, 'POST', '/api/v1/pages', owner.token, { application_id: app.id, slug: 'hostile-names' });
+  assert.is((await deploy(stack, 'hostile-names', owner.token, [{ path: 'index.html', content: 'old index' }])).status, 200);
+  const deep = `${Array.from({ length: 200 }, () => 'a').join('/')}/x.txt`;
+  const cases: { part: { path: string; disposition?: string }; problem: string; loc?: string[] }[] = [
+    { part: { path: '', disposition: 'filename=""' }, problem: 'needs a filename' },
+    { part: { path: '', disposition: "filename*=UTF-8''" }, problem: 'needs a filename' },
+    { part: { path: ' ' }, problem: 'needs a filename' },
+    { part: { path: 'a/ /b.txt' }, problem: 'blank segments' },
+    { part: { path: '', disposition: "filename*=UTF-8''a%0D%0Ab.txt" }, problem: 'control characters (CR, LF' },
+    { part: { path: 'a\rb.txt' }, problem: 'malformed multipart request', loc: ['body'] },
+    { part: { path: 'a%0D%0Ab.txt' }, problem: 'percent-encoded' },
+    { part: { path: '%2e%2e/escape.txt' }, problem: 'percent-encoded' },
+    { part: { path: '%2E%2e/escape.txt' }, problem: 'percent-encoded' },
+    { part: { path: 'a/%2e%2e/%2e%2e/escape.txt' }, problem: 'percent-encoded' },
+    { part: { path: '%252e%252e/escape.txt' }, problem: 'percent-encoded' },
+    { part: { path: '..%2fescape.txt' }, problem: 'percent-encoded' },
+    { part: { path: '', disposition: "filename*=UTF-8''%252e%252e%252fescape.txt" }, problem: 'percent-encoded' },
+    { part: { path: deep }, problem: 'at most 32 folders and file deep, this one 201' },
+    { part: { path: `${'a/'.repeat(20)}${'b'.repeat(500)}.txt` }, problem: 'at most 512 characters' },
+  ];
+  for (const { part, problem, loc = ['body', 'files'] } of cases) {
+    const refused = await deploy(stack, 'hostile-names', owner.token, [{ path: 'index.html', content: 'new index' }, { ...part, content: 'evil' }]);
+    const label = JSON.stringify(part.disposition ?? part.path).slice(0, 60);
+    assert.is(refused.status, 422, label);
+    assert.equal(refused.body.detail[0].loc.slice(0, loc.length), loc, label);
+    assert.match(refused.body.detail[0].msg, problem, label);
+  }
+  assert.equal(Object.keys((await stack.store.pages.get('hostile-names'))!.files), ['index.html'], 'nothing of a refused deploy was kept');
+  assert.is(await (await fetchPage('hostile-names')).text(), 'old index');
+  const depthLimit = `${Array.from({ length: 31 }, () => 'a').join('/')}/x.txt`;
+  assert.is((await deploy(stack, 'hostile-names', owner.token, [{ path: depthLimit, content: 'deep enough' }])).status, 200, '32 segments are fine');
+});
+
+test('counts a multipart body\'s parts however its bytes are split into chunks', () => {
+  const { body, contentType } = multipartBody([{ path: 'a.txt', content: 'one' }, { path: 'b.txt', content: 'two' }, { path: 'c.txt', content: 'three' }]);
+  for (const size of [1, 2, 3, 7, 40, body.length]) {
+    const counter = countDelimiters(contentType)!;
+    for (let at = 0; at < body.length; at += size) counter.feed(body.subarray(at, at + size));
+    assert.is(counter.parts(), 3, `chunks of ${size} bytes`);
+  }
+  assert.is(countDelimiters('multipart/form-data'), null, 'no boundary, nothing to count');
+});
+
+test('reads deployed names as UTF-8, quoted or in filename*= form', async () => {
+  const app = await appOf(owner);
+  await sendJson(stack, 'POST', '/api/v1/pages', owner.token, { application_id: app.id, slug: 'utf8-names' });
+  const answer = await deploy(stack, 'utf8-names', owner.token, [
+    { path: 'café.html', content: 'quoted' }, { path: '', disposition: "filename*=UTF-8''%C3%A9t%C3%A9%2Fr%C3%A9sum%C3%A9.html", content: 'extended' },
+  ]);
+  assert.is(answer.status, 200, JSON.stringify(answer.body));
+  assert.equal(Object.keys((await stack.store.pages.get('utf8-names'))!.files).sort(), ['café.html', 'été/résumé.html']);
+  assert.is(await (await fetchPage('utf8-names', encodeURIComponent('café.html'))).text(), 'quoted');
+});
+
+test('reserves healthz, readyz and the first segment of every path the service answers as slugs', async () => {
+  const app = await appOf(owner, 'Squatter');
+  const document = await (await stack.get('/openapi.json')).json() as { paths: Record<string, unknown> };
+  const apiSegments = Object.keys(document.paths).map((path) => path.split('/')[1]!).filter((segment) => /^[a-z0-9-]{3,63}$/.test(segment));
+  const pageSegments = ['training', 'signin', 'signup', 'signout', 'account', 'docs', 'oauth', 'portal', 'integrations', 'changelog'];
+  for (const slug of new Set(['healthz', 'readyz', 'metrics', ...apiSegments, ...pageSegments])) {
+    const refused = await sendJson(stack, 'POST', '/api/v1/pages', owner.token, { application_id: app.id, slug });
+    assert.is(refused.status, 400, slug);
+    assert.match(JSON.stringify(refused.body), 'reserved', slug);
+  }
+  const ensured = await sendJson(stack, 'PUT', `/api/v1/applications/${app.id}/page`, owner.token, { slug: 'HealthZ' });
+  assert.is(ensured.status, 400, 'ensure-page refuses it too, whatever the case');
 });
 
 test('refuses more files or bytes than the limits with 413 and keeps the previous deploy', async () => {

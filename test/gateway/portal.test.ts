@@ -217,7 +217,7 @@ test('a visit opens only its own destination, and never signs in to the account 
   const jar = new CookieJar(stack.baseUrl);
   await jar.get(url);
   assert.is((await jar.get('/portal/manage-integrations')).status, 403);
-  assert.is(locationOf(await jar.get('/account'), stack.baseUrl), '/signin');
+  assert.is(locationOf(await jar.get('/account'), stack.baseUrl), '/signin?next=%2Faccount');
   const stranger = await new CookieJar(stack.baseUrl).get('/portal/manage-teams');
   assert.is(stranger.status, 403);
   assertPageHeaders(stranger);

@@ -68,7 +68,7 @@ signin('signs up with a password, then signs in with it in another browser', asy
   const csrf = await jar.csrf('/signup');
   const created = await jar.post('/signup', { email, password: 'a long enough password', first_name: 'Ada', last_name: 'Lovelace', csrf });
   assert.is(created.status, 303);
-  assert.is(locationOf(created, stack.baseUrl), '/account');
+  assert.is(locationOf(created, stack.baseUrl), '/training', 'a new account lands on its training');
   const user = await stack.store.users.findOne({ email });
   assert.ok(user, 'the account exists');
   assert.is(user!.first_name, 'Ada');
@@ -117,7 +117,7 @@ signin('the session cookie is HttpOnly and SameSite=Lax, and signing in rotates 
   assert.is((await jar.get('/account')).status, 200);
   const replay = await anonymous.get('/account');
   assert.is(replay.status, 303, 'the pre-sign-in cookie is worth nothing');
-  assert.is(locationOf(replay, stack.baseUrl), '/signin');
+  assert.is(locationOf(replay, stack.baseUrl), '/signin?next=%2Faccount');
 });
 
 signin('a wrong password and an unknown email get the identical answer, which never echoes the password', async ({ stack }) => {
@@ -217,7 +217,7 @@ signin('an emailed link: GET does not use it, the first POST signs in, a second 
   assert.match(html, email, 'it says which account');
   const used = await browser.post('/signin/link', { token, csrf: csrfFrom(html) });
   assert.is(used.status, 303);
-  assert.is(locationOf(used, stack.baseUrl), '/account');
+  assert.is(locationOf(used, stack.baseUrl), '/training');
   assert.is((await browser.get('/account')).status, 200);
 
   const again = new CookieJar(stack.baseUrl);

@@ -8,6 +8,7 @@ import { startStack, type TestStack } from '../support/stack.js';
 import { csvActivity, settled, upload, type SourceBody } from '../support/uploads.js';
 import { createApplication } from '../../gateway/services/accounts.js';
 import { FIXTURES } from '../support/paths.js';
+import { multipartBody } from '../support/page-deploys.js';
 
 const uploads = suite<{ stack: TestStack; token: string; userId: string }>('uploads');
 
@@ -57,6 +58,23 @@ uploads('answers 202 with one processing source per file, then processes each in
   const run = await settled(stack, token, accepted[1]!.id);
   const runActivity = (await (await stack.get(`/api/v1/activities/${run.activity_ids[0]}`, token)).json()) as Record<string, any>;
   assert.is(runActivity.start_local, '2024-05-01T23:30:00', 'the half-hour negative offset round-trips');
+});
+
+uploads('keeps a UTF-8 file name as sent, quoted (as browsers send it) or in filename*= form [issue 26 item 8]', async ({ stack, token }) => {
+  const quoted = await upload(stack, token, [{ name: 'é-run.csv', bytes: csvActivity({ start: '2024-05-20T05:00:00Z' }) }]);
+  assert.is(quoted.status, 202);
+  const [fromBrowser] = await sources(quoted);
+  assert.is(fromBrowser!.filename, 'é-run.csv', 'not é read as latin1 (Ã©-run.csv)');
+  const { body, contentType } = multipartBody([{ path: '', disposition: "filename*=UTF-8''%C3%A9t%C3%A9-ride.csv", content: csvActivity({ start: '2024-05-21T05:00:00Z' }) }]);
+  const extended = await fetch(`${stack.baseUrl}/api/v1/activities/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body });
+  assert.is(extended.status, 202);
+  const [fromClient] = await sources(extended);
+  assert.is(fromClient!.filename, 'été-ride.csv');
+  for (const source of [fromBrowser!, fromClient!]) {
+    const done = await settled(stack, token, source.id);
+    assert.is(done.status, 'processed', JSON.stringify(done.error));
+    assert.is(done.filename, source.filename, 'the stored source reads back the same name');
+  }
 });
 
 uploads('recognises the same file uploaded twice and answers with the existing source', async ({ stack, token }) => {

@@ -1,6 +1,7 @@
 /**
  * Page deploys for tests: a multipart body built by hand, so a test controls each part's filename byte for
- * byte (backslashes, NUL, absolute paths), and `deploy` that sends it to PUT /api/v1/pages/{slug}/deploy.
+ * byte (backslashes, NUL, absolute paths, raw UTF-8, `filename*=`), and `deploy` that sends it to
+ * PUT /api/v1/pages/{slug}/deploy.
  */
 import { randomBytes } from 'node:crypto';
 import type { TestStack } from './stack.js';
@@ -10,6 +11,8 @@ export interface PagePart {
   path: string;
   content: string | Uint8Array;
   type?: string;
+  /** The name's parameter exactly as sent instead of `filename="<path>"` (`filename*=UTF-8''a%0D%0Ab`, `filename=""`). */
+  disposition?: string;
 }
 
 export function multipartBody(parts: readonly PagePart[], field = 'files'): { body: Buffer; contentType: string } {
@@ -17,7 +20,7 @@ export function multipartBody(parts: readonly PagePart[], field = 'files'): { bo
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const filename = part.path.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`, 'utf8'));
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; ${part.disposition ?? `filename="${filename}"`}\r\nContent-Type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`, 'utf8'));
     chunks.push(typeof part.content === 'string' ? Buffer.from(part.content, 'utf8') : Buffer.from(part.content));
     chunks.push(Buffer.from('\r\n'));
   }
