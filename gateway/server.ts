@@ -72,7 +72,7 @@ export async function startGateway(options: {
   });
   server.on('request', app.callback());
   pagesServer.on('request', createPagesApp({ store, pagesBase: config.pagesBase, serviceOrigin: new URL(config.baseUrl).origin }).callback());
-  logger.info({ port, base_url: config.baseUrl, engine: config.engineAddress }, 'gateway listening');
+  logger.info({ port, base_url: config.baseUrl, pages_base: config.pagesBase, engine: config.engineAddress }, 'gateway listening');
   return {
     baseUrl: config.baseUrl,
     port,
