@@ -12,7 +12,9 @@
  *   one of the service's names arrives twice, the answer also expires every copy the browser could hold
  *   besides the service's own (each Path the request's path matches, the host and its parent domains as
  *   Domain): the next request carries the service's cookie alone, so a planted copy (issue 26: a cookie
- *   with `path=/account`) cannot trap /account and /signin in a redirect loop or lock anyone out.
+ *   with `path=/account`) cannot trap /account and /signin in a redirect loop or lock anyone out. The
+ *   sign-in page does the same before it sends a signed-in person on, so a copy planted under /signin
+ *   alone cannot bounce the browser between /signin and a page it never reaches.
  *
  * test/gateway/http-edge.test.ts and test/gateway/service-cookies.test.ts keep it honest, and
  * test/browser/page-cookies.test.ts in Chromium.
@@ -72,14 +74,17 @@ export class ServiceCookie {
     this.write(ctx, '', 0);
   }
 
-  /** Expires, once per request, every copy of this name the request's path could have carried but the service's own (host-only, Path=/). */
-  private expireStrayCopies(ctx: Context): void {
+  /**
+   * Expires, once per request, every copy of this name the request's path could have carried but the
+   * service's own (host-only, Path=/). Nothing on https: the browser holds no other `__Host-` copy.
+   */
+  expireStrayCopies(ctx: Context): void {
     const flag = `strayCookiesExpired:${this.name}`;
-    if (ctx.state[flag]) return;
+    if (this.secure || ctx.state[flag]) return;
     ctx.state[flag] = true;
     const domains = parentDomains(this.host);
     for (const path of matchingPaths(ctx.path)) {
-      const expired = `${this.name}=; Path=${path}; Max-Age=0${this.secure ? '; Secure' : ''}`;
+      const expired = `${this.name}=; Path=${path}; Max-Age=0`;
       if (path !== '/') ctx.append('Set-Cookie', expired);
       for (const domain of domains) ctx.append('Set-Cookie', `${expired}; Domain=${domain}`);
     }

@@ -95,24 +95,39 @@ async function signInThroughForm(page: Page, stack: TestStack, email: string): P
   await Promise.all([page.waitForURL(/\/account$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
 }
 
-/** A visitor with an account of their own, signed in through the form in a fresh browser; `visit` gets their page and email, the browser closes after. */
-async function asSignedInVisitor(context: Context, tag: string, visit: (page: Page, email: string, browserContext: BrowserContext) => Promise<void>): Promise<void> {
-  const email = `visitor-${tag}@example.com`;
-  await createUser(context.stack.store, { email, password: PASSWORD, first_name: 'Vera', last_name: 'Visitor' });
+/** A visitor in a fresh browser, closed after `visit`. */
+async function asVisitor(context: Context, visit: (page: Page, browserContext: BrowserContext) => Promise<void>): Promise<void> {
   const browserContext = await context.browser.newContext();
   try {
-    const page = await browserContext.newPage();
-    await signInThroughForm(page, context.stack, email);
-    await visit(page, email, browserContext);
+    await visit(await browserContext.newPage(), browserContext);
   } finally {
     await browserContext.close();
   }
+}
+
+/** A visitor with an account of their own, signed in through the form in a fresh browser. */
+async function asSignedInVisitor(context: Context, tag: string, visit: (page: Page, email: string, browserContext: BrowserContext) => Promise<void>): Promise<void> {
+  const email = `visitor-${tag}@example.com`;
+  await createUser(context.stack.store, { email, password: PASSWORD, first_name: 'Vera', last_name: 'Visitor' });
+  await asVisitor(context, async (page, browserContext) => {
+    await signInThroughForm(page, context.stack, email);
+    await visit(page, email, browserContext);
+  });
 }
 
 /** Where a navigation ends and what it shows; a redirect loop throws (net::ERR_TOO_MANY_REDIRECTS). */
 async function open(page: Page, url: string): Promise<{ path: string; status: number; text: string }> {
   const response = await page.goto(url);
   return { path: new URL(page.url()).pathname, status: response?.status() ?? 0, text: await page.content() };
+}
+
+/** Opens `url` on the service and expects the sign-in screen, with no cookie of the author's left for the service. */
+async function expectSignInScreen(context: Context, page: Page, browserContext: BrowserContext, url: string): Promise<void> {
+  const landed = await open(page, `${context.stack.baseUrl}${url}`);
+  assert.is(landed.path, '/signin', `${url} ends at the sign-in screen`);
+  assert.is(landed.status, 200);
+  assert.not.match(landed.text, context.authorEmail);
+  assert.equal(await authorCookies(browserContext, context.stack, context.authorSession), [], 'no cookie of the service carries the author\'s session');
 }
 
 /** The browser's cookies that carry the author's session value and reach the service's host (any path), as `domain/path`. */
@@ -133,25 +148,14 @@ byDefault('the pages live on a host of their own: the loopback twin of the servi
   for (const url of Object.values(pages)) assert.is(new URL(url).hostname, '127.0.0.1');
 });
 
-byDefault('a signed-out visitor who opened the author\'s page is not signed in as the author at /account, and /signin answers', async ({ stack, browser, pages, authorEmail, authorSession }) => {
-  const browserContext = await browser.newContext();
-  const page = await browserContext.newPage();
-  try {
-    for (const url of [pages.root, pages.account, pages.signin]) {
-      await visitPlantingPage(page, url);
-      const account = await open(page, `${stack.baseUrl}/account`);
-      assert.is(account.path, '/signin', `after ${url}: the visitor is asked to sign in`);
-      assert.not.match(account.text, authorEmail);
-      assert.not.match(account.text, 'Mallory');
-      const signInPage = await open(page, `${stack.baseUrl}/signin`);
-      assert.is(signInPage.status, 200);
-      assert.is(signInPage.path, '/signin');
-      assert.equal(await authorCookies(browserContext, stack, authorSession), [], 'no cookie of the service carries the author\'s session');
-    }
-  } finally {
-    await browserContext.close();
+byDefault('a signed-out visitor who opened the author\'s page is not signed in as the author at /account, and /signin answers', (context) => asVisitor(context, async (page, browserContext) => {
+  for (const url of [context.pages.root, context.pages.account, context.pages.signin]) {
+    await visitPlantingPage(page, url);
+    await expectSignInScreen(context, page, browserContext, '/account');
+    assert.not.match(await page.content(), 'Mallory');
+    await expectSignInScreen(context, page, browserContext, '/signin');
   }
-});
+}));
 
 byDefault('a signed-in visitor who opened the author\'s pages stays themselves at /account and /signin, without a redirect loop', (context) => asSignedInVisitor(context, 'default', async (page, email) => {
   const { stack, pages, authorEmail } = context;
@@ -192,18 +196,21 @@ shared('a copy planted under /account beside a signed-in visitor\'s cookie is ex
 }));
 
 shared('a copy planted under /signin beside a signed-in visitor\'s cookie costs one sign-in, never a loop or the author\'s account', (context) => asSignedInVisitor(context, 'shared-signin', async (page, email, browserContext) => {
-  const { stack, pages, authorEmail, authorSession } = context;
+  const { stack, pages } = context;
   await visitPlantingPage(page, pages.signin);
   // /signin sees the name twice: it cannot tell which is the visitor's, so it expires the copy and starts a fresh session.
-  const signInPage = await open(page, `${stack.baseUrl}/signin`);
-  assert.is(signInPage.path, '/signin');
-  assert.is(signInPage.status, 200);
-  assert.not.match(signInPage.text, authorEmail);
-  assert.equal(await authorCookies(browserContext, stack, authorSession), [], 'the planted copy is gone');
+  await expectSignInScreen(context, page, browserContext, '/signin');
   await signInThroughForm(page, stack, email);
   const account = await open(page, `${stack.baseUrl}/account`);
   assert.is(account.path, '/account');
   assert.match(account.text, email);
+}));
+
+shared('a signed-out visitor who opened a page planting a copy under /signin reaches /account and /signin without a loop, signed out', (context) => asVisitor(context, async (page, browserContext) => {
+  await visitPlantingPage(page, context.pages.signin);
+  // /account (no cookie) → /signin (the copy alone: the author) → expired on the way to /account → /signin, signed out.
+  await expectSignInScreen(context, page, browserContext, '/account');
+  await expectSignInScreen(context, page, browserContext, '/signin');
 }));
 
 shared.run();

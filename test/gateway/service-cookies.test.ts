@@ -18,7 +18,7 @@ import { startStack, type TestStack } from '../support/stack.js';
 import { freePort } from '../support/free-port.js';
 import { sessionFor } from '../support/sessions.js';
 import { makeApp, makeUser } from '../support/oauth.js';
-import { CookieJar, locationOf } from '../support/browser-session.js';
+import { locationOf } from '../support/browser-session.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 /** A Koa app on port 0 that reads the cookie (answering its value) and sets it when asked. */
@@ -88,6 +88,17 @@ unit('on localhost or an IP address no Domain copy is expired: Chromium reads Do
     } finally {
       await server.close();
     }
+  }
+});
+
+unit('on https a __Host- name sent twice reads as absent and nothing is expired: the browser holds no other copy', async () => {
+  const server = await cookieServer('https://threshold.example.com');
+  try {
+    const twice = await fetch(`${server.url}/account`, { headers: { cookie: '__Host-probe=a; __Host-probe=b; probe=c' } });
+    assert.is(((await twice.json()) as { value: string | null }).value, null);
+    assert.equal(twice.headers.getSetCookie(), []);
+  } finally {
+    await server.close();
   }
 });
 
@@ -165,12 +176,12 @@ planted('a session cookie planted at path=/account beside the real one: /account
   assert.ok(expired.includes('threshold_session=; Path=/account; Max-Age=0'), expired.join('\n'));
   assert.not.ok(expired.some((line) => /^threshold_session=[^;]*; Path=\/;(?!.*Domain)/.test(line)), 'the service\'s own cookie is neither expired nor replaced');
   // The browser, having dropped the copy, carries the visitor's cookie alone: /signin → /account → the visitor's page.
-  const jar = new CookieJar(stack.baseUrl);
-  jar.cookies.set('threshold_session', visitor.cookie.split('=')[1]!);
-  const signIn = await jar.get('/signin');
+  const alone = (url: string) => fetch(`${stack.baseUrl}${url}`, { headers: { cookie: visitor.cookie }, redirect: 'manual' });
+  const signIn = await alone('/signin');
   assert.is(signIn.status, 303);
   assert.is(locationOf(signIn, stack.baseUrl), '/account');
-  const page = await jar.get('/account');
+  assert.ok(signIn.headers.getSetCookie().every((line) => line.startsWith('threshold_session=; Path=/signin')), 'only a copy under /signin is expired');
+  const page = await alone('/account');
   assert.is(page.status, 200);
   const text = await page.text();
   assert.match(text, 'Visitor');
