@@ -11,6 +11,7 @@ import { present, readBoolean, readInteger, readLogLevel, type Env } from '../do
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 import { configuredProviders, readIntegrationSettings } from '../domain/integration-settings.js';
 import type { Provider } from '../domain/providers.js';
+import { autoPagesBase, autoPagesProblem, cookieScopeShared } from './hosted-pages/pages-origin.js';
 
 export interface GatewayConfig {
   /** PORT: the HTTP port (0 picks a free one; tests do). */
@@ -60,13 +61,21 @@ export interface GatewayConfig {
    */
   pagesPort: number;
   /**
-   * PAGES_BASE: the public address of the pages, `https://pages.example.com` (a page at `{base}/{slug}/`)
-   * or the wildcard form `https://{slug}.pages.example.com`. Unset: the service's scheme and host on
-   * PAGES_PORT. Never the service's own origin (start-up refuses it).
+   * PAGES_BASE: the public address of the pages, `https://pages.example.net` (a page at `{base}/{slug}/`)
+   * or the wildcard form `https://{slug}.pages.example.net`. Unset: the loopback twin of BASE_URL's host on
+   * PAGES_PORT (`localhost` ↔ `127.0.0.1`, hosted-pages/pages-origin.ts); with an https BASE_URL, or
+   * another host without PAGES_SHARE_COOKIE_SCOPE, it must be set. Never the service's own origin, and
+   * never a host that shares its cookies unless PAGES_SHARE_COOKIE_SCOPE says so (start-up refuses both).
    */
   pagesBase: string;
   /** True when PAGES_BASE is not set: it then follows the host of BASE_URL and the pages port actually bound. */
   pagesBaseAuto: boolean;
+  /**
+   * PAGES_SHARE_COOKIE_SCOPE: accept pages on a host that shares the service's cookies (the same host name
+   * on another port, a parent or subdomain, an http sibling): a page's script can then plant the session
+   * cookie and sign its visitors in as its author. Only for pages the operator trusts.
+   */
+  pagesShareCookieScope: boolean;
   /** PAGE_MAX_FILES: files in one page deploy (413 beyond). */
   pageMaxFiles: number;
   /** PAGE_MAX_BYTES: bytes of one page deploy, all files together (413 beyond). */
@@ -111,7 +120,8 @@ export const GATEWAY_DEFAULTS = {
   scopeReleaseAt: Date.parse('2025-01-01T00:00:00Z'), // SCOPE_RELEASE_AT: apps created earlier keep the legacy bundles
   gatewayProcesses: availableParallelism(), // GATEWAY_PROCESSES: one HTTP process per available core
   // PAGES_PORT: unset means PORT + 1 (0 when PORT is 0)
-  // PAGES_BASE: unset means the scheme and host of BASE_URL on PAGES_PORT
+  // PAGES_BASE: unset means BASE_URL's loopback twin on PAGES_PORT (localhost ↔ 127.0.0.1); required otherwise
+  pagesShareCookieScope: false, // PAGES_SHARE_COOKIE_SCOPE: pages never share the service's cookies unless the operator says so
   pageMaxFiles: 1000, // PAGE_MAX_FILES: a built single-page app has tens of files
   pageMaxBytes: 50 * 1024 * 1024, // PAGE_MAX_BYTES: 50 MiB per deploy
   // WEBHOOK_ALLOWED_HOSTS: unset, so only public https hosts are accepted
@@ -143,6 +153,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     pagesPort: 0,
     pagesBase: '',
     pagesBaseAuto: !env.PAGES_BASE?.trim(),
+    pagesShareCookieScope: readBoolean(env, 'PAGES_SHARE_COOKIE_SCOPE', GATEWAY_DEFAULTS.pagesShareCookieScope, problems),
     pageMaxFiles: readInteger(env, 'PAGE_MAX_FILES', GATEWAY_DEFAULTS.pageMaxFiles, { min: 1, max: 100_000 }, problems),
     pageMaxBytes: readInteger(env, 'PAGE_MAX_BYTES', GATEWAY_DEFAULTS.pageMaxBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
     webhookAllowedHosts: parseAllowedHosts(present(env, 'WEBHOOK_ALLOWED_HOSTS')),
@@ -156,15 +167,21 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
   };
   config.pagesPort = readInteger(env, 'PAGES_PORT', port === 0 ? 0 : Math.min(port + 1, 65535), { min: 0, max: 65535 }, problems);
   if (config.pagesPort !== 0 && config.pagesPort === port) problems.push('PAGES_PORT must differ from PORT: pages never share the service\'s origin');
-  config.pagesBase = config.pagesBaseAuto ? autoPagesBase(config.baseUrl, config.pagesPort) : readPagesBase(env, config.baseUrl, problems);
+  if (config.pagesBaseAuto) {
+    const problem = autoPagesProblem(config.baseUrl, config.pagesPort, config.host, config.pagesShareCookieScope);
+    if (problem) problems.push(problem);
+    config.pagesBase = autoPagesBase(config.baseUrl, config.pagesPort, config.host);
+  } else {
+    const before = problems.length;
+    config.pagesBase = readPagesBase(env, config.baseUrl, problems);
+    const shared = problems.length === before && !config.pagesShareCookieScope ? cookieScopeShared(config.baseUrl, config.pagesBase) : null;
+    if (shared) {
+      problems.push(`PAGES_BASE must not share the service's cookies (${shared}): a page's script could sign its visitors in as its author; `
+        + 'give the pages a host of their own (README, "Pages origin"), or set PAGES_SHARE_COOKIE_SCOPE=yes to accept that risk');
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
-}
-
-/** The service's scheme and host on the pages port: another origin on the same machine. */
-export function autoPagesBase(baseUrl: string, pagesPort: number): string {
-  const url = URL.canParse(baseUrl) ? new URL(baseUrl) : new URL('http://localhost');
-  return `${url.protocol}//${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${pagesPort}`;
 }
 
 function readPagesBase(env: Env, baseUrl: string, problems: string[]): string {

@@ -15,7 +15,7 @@ import { SigningKeys } from './auth/signing-keys.js';
 import { Sessions } from './auth/sessions.js';
 import { createRateLimits, type RateLimits } from './auth/rate-limit.js';
 import { createMailer } from './services/mailer.js';
-import { autoPagesBase } from './config.js';
+import { autoPagesBase } from './hosted-pages/pages-origin.js';
 import { createPagesApp } from './hosted-pages/serve-pages.js';
 
 /** How long close() lets requests in flight finish, milliseconds. */
@@ -24,7 +24,7 @@ const SHUTDOWN_GRACE_MS = 5000;
 export interface RunningGateway {
   baseUrl: string;
   port: number;
-  /** Where hosted pages are served (PAGES_BASE, or the service's host on the pages port bound). */
+  /** Where hosted pages are served (PAGES_BASE, or the loopback twin of the service's host on the pages port bound). */
   pagesBase: string;
   keys: SigningKeys;
   close(): Promise<void>;
@@ -62,7 +62,7 @@ export async function startGateway(options: {
   });
   const pagesPort = (pagesServer.address() as AddressInfo).port;
   const withBase = options.config.baseUrlAuto ? { ...options.config, baseUrl: `http://localhost:${port}` } : options.config;
-  const config = { ...withBase, pagesPort, pagesBase: withBase.pagesBaseAuto ? autoPagesBase(withBase.baseUrl, pagesPort) : withBase.pagesBase };
+  const config = { ...withBase, pagesPort, pagesBase: withBase.pagesBaseAuto ? autoPagesBase(withBase.baseUrl, pagesPort, withBase.host) : withBase.pagesBase };
   const metrics = createGatewayMetrics();
   const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs, observe: metrics.observeEngineCall });
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
@@ -72,7 +72,7 @@ export async function startGateway(options: {
   });
   server.on('request', app.callback());
   pagesServer.on('request', createPagesApp({ store, pagesBase: config.pagesBase, serviceOrigin: new URL(config.baseUrl).origin }).callback());
-  logger.info({ port, base_url: config.baseUrl, engine: config.engineAddress }, 'gateway listening');
+  logger.info({ port, base_url: config.baseUrl, pages_base: config.pagesBase, engine: config.engineAddress }, 'gateway listening');
   return {
     baseUrl: config.baseUrl,
     port,

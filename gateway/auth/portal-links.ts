@@ -7,8 +7,9 @@
  *   5 minutes: the app creates it when the user clicks and redirects at once, so minutes are plenty.
  * - Following it uses it up by one conditional write (of two concurrent uses exactly one wins) and opens
  *   a portal visit: a second random cookie, bound to this one link's user, application and destination,
- *   for 30 minutes. The visit signs the browser in to the portal only: its cookie is scoped to /portal
- *   and is not an account session, so the account pages still ask for a sign-in.
+ *   for 30 minutes. The visit signs the browser in to the portal only: its cookie (Path=/, `__Host-` on
+ *   https, auth/credential-cookies.ts) is read by the portal alone and is not an account session, so the
+ *   account pages still ask for a sign-in.
  * - A used link stays on record (answering "already used", not "unknown") until a day after its visit
  *   ends, when the sweep removes it.
  *
@@ -21,7 +22,7 @@ import type { PortalDestination } from '../../domain/account-status.js';
 import { newId } from '../../storage/ids.js';
 import { hashSecret } from './secrets.js';
 import { sometimesSweep } from './sweep.js';
-import { credentialCookie } from './credential-cookies.js';
+import { ServiceCookie } from './credential-cookies.js';
 
 /** A link's lifetime while unused: 5 minutes. */
 export const PORTAL_LINK_TTL_MS = 5 * 60_000;
@@ -37,13 +38,11 @@ export type LinkUse =
   | { ok: false; reason: 'used' | 'expired' | 'unknown'; record: PortalSessionRecord | null };
 
 export class PortalLinks {
-  /** `__Secure-` (it allows a Path) when the base URL is https. */
-  readonly cookieName: string;
-  private readonly secure: boolean;
+  /** `__Host-threshold_portal` on https. */
+  readonly cookie: ServiceCookie;
 
   constructor(private readonly store: Store, baseUrl: string) {
-    this.secure = baseUrl.startsWith('https:');
-    this.cookieName = this.secure ? '__Secure-threshold_portal' : 'threshold_portal';
+    this.cookie = new ServiceCookie('threshold_portal', baseUrl);
   }
 
   /** A new link for the user and application; the clear token is returned once and never stored. */
@@ -80,7 +79,7 @@ export class PortalLinks {
       { set: { consumed_at: now, browser_hash: hashSecret(cookie), expires_at: now + PORTAL_VISIT_TTL_MS } },
     );
     if (record) {
-      this.setCookie(ctx, cookie, PORTAL_VISIT_TTL_MS);
+      this.cookie.write(ctx, cookie, PORTAL_VISIT_TTL_MS);
       return { ok: true, record, cookie };
     }
     const known = await this.store.portal_sessions.findOne({ token_hash: tokenHash });
@@ -90,7 +89,7 @@ export class PortalLinks {
 
   /** The browser's live portal visit, or null. */
   async visit(ctx: Context, now = Date.now()): Promise<PortalSessionRecord | null> {
-    const value = credentialCookie(ctx, this.cookieName);
+    const value = this.cookie.read(ctx);
     if (!value || !TOKEN.test(value)) return null;
     const record = await this.store.portal_sessions.findOne({ browser_hash: hashSecret(value) });
     return record && record.consumed_at !== null && record.expires_at > now ? record : null;
@@ -100,12 +99,5 @@ export class PortalLinks {
   static csrfMatches(visit: PortalSessionRecord, submitted: unknown): boolean {
     if (typeof submitted !== 'string' || submitted.length !== visit.csrf_token.length) return false;
     return timingSafeEqual(Buffer.from(submitted), Buffer.from(visit.csrf_token));
-  }
-
-  /** Written by hand, as the session cookie is (auth/sessions.ts): HttpOnly, SameSite=Lax, /portal only. */
-  private setCookie(ctx: Context, value: string, ttlMs: number): void {
-    const parts = [`${this.cookieName}=${value}`, 'Path=/portal', 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.floor(ttlMs / 1000)}`];
-    if (this.secure) parts.push('Secure');
-    ctx.append('Set-Cookie', parts.join('; '));
   }
 }

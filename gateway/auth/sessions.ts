@@ -1,6 +1,7 @@
 /**
- * Browser sessions (AUTH.md "sessions and sign-in"): an opaque 256-bit cookie, HttpOnly, SameSite=Lax,
- * Secure when the base URL is https, stored only as its SHA-256. Every form is protected by the
+ * Browser sessions (AUTH.md "sessions and sign-in"): an opaque 256-bit cookie, HttpOnly, SameSite=Lax, Path=/,
+ * `__Host-` and Secure when the base URL is https (auth/credential-cookies.ts: a cookie that arrives twice is
+ * not honoured), stored only as its SHA-256. Every form is protected by the
  * session's CSRF token, so a browser gets an anonymous session the first time it is shown a form.
  * Signing in never upgrades a session in place: it issues a new id, cookie and CSRF token (no fixation)
  * and moves the old session's pending interactions to the new one.
@@ -11,26 +12,24 @@ import type { SessionRecord, Store, UserRecord } from '../../storage/store.js';
 import { newId } from '../../storage/ids.js';
 import { hashSecret } from './secrets.js';
 import { sometimesSweep } from './sweep.js';
-import { credentialCookie } from './credential-cookies.js';
+import { ServiceCookie } from './credential-cookies.js';
 
 /** An anonymous session lives an hour; a signed-in one 14 days. */
 const ANONYMOUS_TTL_MS = 60 * 60 * 1000;
 const SIGNED_IN_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 
 export class Sessions {
-  /** `__Host-` binds the cookie to this origin when it can be Secure. */
-  readonly cookieName: string;
-  private readonly secure: boolean;
+  /** `__Host-threshold_session` on https, which binds the cookie to this host and Path=/. */
+  readonly cookie: ServiceCookie;
 
   constructor(private readonly store: Store, baseUrl: string) {
-    this.secure = baseUrl.startsWith('https:');
-    this.cookieName = this.secure ? '__Host-threshold_session' : 'threshold_session';
+    this.cookie = new ServiceCookie('threshold_session', baseUrl);
   }
 
   /** The browser's live session, or null. Cached on the request. */
   async current(ctx: Context, now = Date.now()): Promise<SessionRecord | null> {
     if (ctx.state.session !== undefined) return ctx.state.session as SessionRecord | null;
-    const value = credentialCookie(ctx, this.cookieName);
+    const value = this.cookie.read(ctx);
     let session: SessionRecord | null = null;
     if (value && /^[A-Za-z0-9_-]{43}$/.test(value)) {
       session = await this.store.sessions.findOne({ session_hash: hashSecret(value) });
@@ -74,7 +73,7 @@ export class Sessions {
     const session = await this.current(ctx);
     if (session) await this.store.sessions.deleteMany({ id: session.id });
     ctx.state.session = null;
-    this.setCookie(ctx, '', 0);
+    this.cookie.clear(ctx);
   }
 
   /** Constant-time comparison of a submitted CSRF token with the session's. */
@@ -97,15 +96,8 @@ export class Sessions {
     };
     await this.store.sessions.insert(session);
     await sometimesSweep(this.store.sessions, now);
-    this.setCookie(ctx, value, ttl);
+    this.cookie.write(ctx, value, ttl);
     ctx.state.session = session;
     return session;
-  }
-
-  /** Written by hand: Koa refuses a Secure cookie on a plain-http hop behind a TLS proxy. */
-  private setCookie(ctx: Context, value: string, ttlMs: number): void {
-    const parts = [`${this.cookieName}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.floor(ttlMs / 1000)}`];
-    if (this.secure) parts.push('Secure');
-    ctx.append('Set-Cookie', parts.join('; '));
   }
 }

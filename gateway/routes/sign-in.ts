@@ -76,7 +76,11 @@ export function signInRoutes(table: RouteTable, deps: GatewayDeps): void {
 
   table.page({ method: 'get', path: '/signin', name: 'signIn' }, async function showSignIn(ctx) {
     const flow = await flowOf(ctx.query.interaction, ctx.query.next);
-    if (await deps.sessions.signedInUser(ctx)) return seeOther(ctx, destination(flow));
+    if (await deps.sessions.signedInUser(ctx)) {
+      // A session cookie planted under /signin alone (issue 26) would otherwise send the browser back and forth to a page it never reaches.
+      sessions.cookie.expireStrayCopies(ctx);
+      return seeOther(ctx, destination(flow));
+    }
     const session = await sessions.ensure(ctx);
     sendPage(ctx, 200, signInPage({ ...formContext(flow, session), mode: flow.mode }));
   });

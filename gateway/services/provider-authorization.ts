@@ -1,7 +1,8 @@
 /**
  * The browser side of a provider authorization. The engine stores the OAuth `state` bound to a
  * `binding`; here the binding is a random value in an HttpOnly cookie set when the authorization starts
- * (Path=/integrations, SameSite=Lax so the provider's top-level redirect back carries it), so a callback
+ * (Path=/, `__Host-` on https: auth/credential-cookies.ts; SameSite=Lax so the provider's top-level redirect
+ * back carries it), so a callback
  * completes only in the browser that started it: a `state` copied to another browser is refused.
  * Used by the portal's Connect button, by authorize's `integration` hand-off and by the sign-in through a
  * provider; the callback route is
@@ -10,13 +11,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Provider } from '../../domain/providers.js';
-import { credentialCookie } from '../auth/credential-cookies.js';
+import { ServiceCookie } from '../auth/credential-cookies.js';
 import type { GatewayDeps } from '../deps.js';
 
 const COOKIE_TTL_S = 10 * 60; // as the engine's AUTHORIZATION_TTL_MS
 
-function cookieName(baseUrl: string): string {
-  return baseUrl.startsWith('https:') ? '__Secure-threshold_provider_auth' : 'threshold_provider_auth';
+function bindingCookie(baseUrl: string): ServiceCookie {
+  return new ServiceCookie('threshold_provider_auth', baseUrl);
 }
 
 /** Our callback, as registered with the provider: `<BASE_URL>/integrations/<provider>/callback`. */
@@ -34,9 +35,7 @@ export async function startProviderAuthorization(ctx: Context, deps: GatewayDeps
     user_id: input.userId ?? '', sign_in: input.userId === null, provider: input.provider, redirect_uri: providerCallbackUrl(deps.config.baseUrl, input.provider),
     binding: bindingOf(browser), return_to: input.returnTo,
   });
-  const parts = [`${cookieName(deps.config.baseUrl)}=${browser}`, 'Path=/integrations', 'HttpOnly', 'SameSite=Lax', `Max-Age=${COOKIE_TTL_S}`];
-  if (deps.config.baseUrl.startsWith('https:')) parts.push('Secure');
-  ctx.append('Set-Cookie', parts.join('; '));
+  bindingCookie(deps.config.baseUrl).write(ctx, browser, COOKIE_TTL_S * 1000);
   ctx.status = 303;
   ctx.redirect(url);
   ctx.set('Cache-Control', 'no-store');
@@ -44,7 +43,7 @@ export async function startProviderAuthorization(ctx: Context, deps: GatewayDeps
 
 /** This browser's binding, or null when it carries no (or a repeated) authorization cookie. */
 export function browserBinding(ctx: Context, baseUrl: string): string | null {
-  const value = credentialCookie(ctx, cookieName(baseUrl));
+  const value = bindingCookie(baseUrl).read(ctx);
   return value && /^[A-Za-z0-9_-]{32}$/.test(value) ? bindingOf(value) : null;
 }
 

@@ -25,7 +25,7 @@ test('reports every configuration problem at once', () => {
 });
 
 test('strips a trailing slash from BASE_URL so the issuer is exact', () => {
-  assert.is(loadGatewayConfig({ BASE_URL: 'https://threshold.example/' }).baseUrl, 'https://threshold.example');
+  assert.is(loadGatewayConfig({ BASE_URL: 'https://threshold.example/', PAGES_BASE: 'https://pages.example' }).baseUrl, 'https://threshold.example');
 });
 
 test('ENGINE_ADDRESS takes one host:port, a list of them, an ipv4:/ipv6: list or a dns: target', () => {

@@ -10,11 +10,10 @@
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import net from 'node:net';
-import { once } from 'node:events';
 import { startProcess, runCli, type RunningProcess } from '../support/processes.js';
 import { startStack, tempDir, type TestStack } from '../support/stack.js';
 import { sample, scrape } from '../support/metrics-scrape.js';
+import { freePort } from '../support/free-port.js';
 
 const balanced = suite('engines behind a balancer');
 
@@ -91,15 +90,6 @@ balanced('two engines share the calls round-robin; one killed mid-call loses not
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
-
-/** A port free a moment ago (for ENGINE_LISTEN_ADDRESS, which the list must name before the engine starts). */
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 balanced('threshold serve\'s stack balances over the list it is given, its own engine on ENGINE_LISTEN_ADDRESS among them; dns: targets are scraped per address', async () => {
   const dataDir = tempDir();

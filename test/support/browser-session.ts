@@ -1,8 +1,10 @@
 /**
  * A browser in miniature for page tests: a cookie jar over fetch with `redirect: 'manual'` (so every
  * 303 is seen, never followed), the CSRF token of a page, and sign-in by password. One jar is one
- * browser on the one origin under test: cookies are kept by name (domain and path are not modelled),
- * and Set-Cookie headers apply in order, an empty value or `Max-Age=0` deleting.
+ * browser on the one origin under test: cookies are kept by name, as the service sets them (host-only,
+ * Path=/), and Set-Cookie headers apply in order, an empty value or `Max-Age=0` deleting; a line for
+ * another Path or a Domain (the service expiring stray copies, auth/credential-cookies.ts) is not one of
+ * the jar's cookies and is ignored.
  *
  *   const jar = new CookieJar(stack.baseUrl);
  *   const page = await jar.get('/signin');
@@ -64,6 +66,7 @@ export class CookieJar {
       if (at <= 0) continue;
       const name = pair.slice(0, at).trim();
       const value = pair.slice(at + 1).trim();
+      if (attributes.some((attribute) => /^\s*domain\s*=/i.test(attribute) || (/^\s*path\s*=/i.test(attribute) && !/^\s*path\s*=\s*\/\s*$/i.test(attribute)))) continue;
       const expired = attributes.some((attribute) => /^\s*max-age\s*=\s*0\s*$/i.test(attribute));
       if (value === '' || expired) this.cookies.delete(name);
       else this.cookies.set(name, value);
