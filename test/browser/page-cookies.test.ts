@@ -87,12 +87,12 @@ async function visitPlantingPage(page: Page, url: string): Promise<void> {
   await page.waitForSelector('body[data-planted="yes"]');
 }
 
-/** Signs in through the sign-in form; lands on /account. */
+/** Signs in through the sign-in form; lands on the athlete's training (/training). */
 async function signInThroughForm(page: Page, stack: TestStack, email: string): Promise<void> {
   await page.goto(`${stack.baseUrl}/signin`);
   await page.fill('form[action="/signin/password"] input[name="email"]', email);
   await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/account$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
 }
 
 /** A visitor in a fresh browser, closed after `visit`. */
@@ -166,7 +166,7 @@ byDefault('a signed-in visitor who opened the author\'s pages stays themselves a
     assert.is(account.status, 200);
     assert.match(account.text, email);
     assert.not.match(account.text, authorEmail);
-    assert.is((await open(page, `${stack.baseUrl}/signin`)).path, '/account', 'signed in: /signin leads to the account');
+    assert.is((await open(page, `${stack.baseUrl}/signin`)).path, '/training', 'signed in: /signin leads to the training pages');
   }
 }));
 
@@ -192,7 +192,7 @@ shared('a copy planted under /account beside a signed-in visitor\'s cookie is ex
   assert.match(account.text, email);
   assert.not.match(account.text, authorEmail);
   assert.equal(await authorCookies(browserContext, stack, authorSession), [], 'the planted copy is gone');
-  assert.is((await open(page, `${stack.baseUrl}/signin`)).path, '/account');
+  assert.is((await open(page, `${stack.baseUrl}/signin`)).path, '/training');
 }));
 
 shared('a copy planted under /signin beside a signed-in visitor\'s cookie costs one sign-in, never a loop or the author\'s account', (context) => asSignedInVisitor(context, 'shared-signin', async (page, email, browserContext) => {

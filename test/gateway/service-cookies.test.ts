@@ -171,13 +171,13 @@ planted('a session cookie planted at path=/account beside the real one: /account
   // What the browser sends under /account: the longer path first (RFC 6265 §5.4), then the service's own.
   const account = await fetch(`${stack.baseUrl}/account`, { headers: { cookie: `threshold_session=${authorValue}; ${visitor.cookie}` }, redirect: 'manual' });
   assert.is(account.status, 303);
-  assert.is(locationOf(account, stack.baseUrl), '/signin');
+  assert.is(locationOf(account, stack.baseUrl), '/signin?next=%2Faccount');
   const expired = account.headers.getSetCookie();
   assert.ok(expired.includes('threshold_session=; Path=/account; Max-Age=0'), expired.join('\n'));
   assert.not.ok(expired.some((line) => /^threshold_session=[^;]*; Path=\/;(?!.*Domain)/.test(line)), 'the service\'s own cookie is neither expired nor replaced');
   // The browser, having dropped the copy, carries the visitor's cookie alone: /signin → /account → the visitor's page.
   const alone = (url: string) => fetch(`${stack.baseUrl}${url}`, { headers: { cookie: visitor.cookie }, redirect: 'manual' });
-  const signIn = await alone('/signin');
+  const signIn = await alone('/signin?next=%2Faccount');
   assert.is(signIn.status, 303);
   assert.is(locationOf(signIn, stack.baseUrl), '/account');
   assert.ok(signIn.headers.getSetCookie().every((line) => line.startsWith('threshold_session=; Path=/signin')), 'only a copy under /signin is expired');
