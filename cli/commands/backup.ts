@@ -32,7 +32,8 @@ export const backupCommand = command({
   options: {},
   operands: { name: 'PATH', description: 'The backup file to create; it must not exist.' },
   details: [
-    'The copy is one instant of the database (SQLite VACUUM INTO), written beside PATH and renamed when checked, so PATH never holds half a backup.',
+    'The copy is one instant of the database (SQLite VACUUM INTO), written beside PATH and renamed when checked, so PATH never holds half a backup. '
+      + 'It is readable by its owner only (mode 0600), as the database is.',
     'Keep INTEGRATION_KEY (or DATA_DIR/integration.key) apart from backups: provider tokens in the copy are sealed with it.',
     'With MONGODB_URI set, use mongodump (the command says how).',
   ],

@@ -7,7 +7,6 @@
  * connection; across connections and processes, IMMEDIATE transactions and the busy timeout
  * serialise writers. Kept honest by test/storage/contract.ts and test/storage/sqlite.test.ts.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
@@ -16,6 +15,8 @@ import { batchStep, checkMatched, claimJobQuery, userDeletion, type DeletionResu
 import { SqliteCollection, type SqliteHandle } from './sqlite-collection.js';
 import { SqliteBlobs, BLOBS_SCHEMA, addBlobColumns } from './sqlite-blobs.js';
 import { fieldExpression } from './sql-filter.js';
+import { makePrivateDir, makePrivateFile, tighten } from '../private-files.js';
+import { walFilesOf } from './sqlite-files.js';
 
 /** How long a writer waits for another connection's write lock before failing, in milliseconds. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -62,8 +63,19 @@ function dropReplacedIndexes(db: Database.Database): void {
   }
 }
 
+/** The folder (when this creates it), the database and its `-wal` and `-shm` files readable by this user only (private-files.ts). */
+function makePrivate(file: string): void {
+  makePrivateDir(path.dirname(path.resolve(file)));
+  makePrivateFile(file);
+  for (const log of walFilesOf(file)) tighten(log);
+}
+
+function onDisk(file: string): boolean {
+  return file !== ':memory:' && file !== '';
+}
+
 function connect(file: string): Database.Database {
-  if (file !== ':memory:' && file !== '') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (onDisk(file)) makePrivate(file);
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     db.pragma('journal_mode = WAL');
