@@ -94,6 +94,7 @@ export async function serveGateway(env: Record<string, string | undefined>): Pro
   const send = (message: ToPrimary): void => void process.send?.(message);
   // The primary is gone (even SIGKILLed): nothing would wake its job runner or stop this process.
   process.on('disconnect', () => process.exit(1));
+  // The primary has said where the data lives; this process holds the service lock too (a restore must wait for it).
   const store = await openServiceStore(storeOptionsFor(config.store), null);
   const gateway = await startGateway({
     config, store, logger, wakeJobs: () => send({ type: 'wake-jobs' }), wakeEvents: () => send({ type: 'wake-events' }),

@@ -23,22 +23,24 @@ export interface StoreOptions {
 /** Where the data lives: the SQLite file's absolute path, or MongoDB's hosts (no credentials, no options) and database. */
 export type StoreLocation = { backend: 'sqlite'; file: string } | { backend: 'mongo'; hosts: string; database: string };
 
-export async function openStore(options: StoreOptions): Promise<Store> {
+/** `service`: opened by a process of the running service (see `openServiceStore`); commands leave it false. */
+export async function openStore(options: StoreOptions, service = false): Promise<Store> {
   if (options.mongodbUri) {
     const { openMongoStore } = await import('./mongo/mongo-store.js');
     return openMongoStore({ uri: options.mongodbUri, database: databaseFor(options.mongodbUri, options.mongodbDatabase) });
   }
   const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
-  return openSqliteStore({ file: options.sqliteFile });
+  return openSqliteStore({ file: options.sqliteFile, service });
 }
 
 /**
- * Opens the store for a process of the running service. With a `logger` (once per service, not per
- * gateway process) it logs where the data lives and warns in one line when the data folder, or a file
- * in it, is open to other users.
+ * Opens the store for a process of the running service. On the embedded store the process holds the
+ * service lock until `close` (sqlite/service-lock.ts), so `threshold restore` refuses while it runs.
+ * With a `logger` (once per service, not per gateway process) it logs where the data lives and warns in
+ * one line when the data folder, or a file in it, is open to other users.
  */
 export async function openServiceStore(options: StoreOptions, logger: Logger | null): Promise<Store> {
-  const store = await openStore(options);
+  const store = await openStore(options, true);
   if (logger === null) return store;
   const location = storeLocation(options);
   logger.info(location, 'store opened');

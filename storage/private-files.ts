@@ -8,7 +8,7 @@
  * `exposedToOthers` finds it, and the service warns at start-up (open-store.ts).
  *
  * Deliberately never opens an existing file: closing any descriptor of a file drops every POSIX lock this
- * process holds on it, and SQLite's locks are POSIX locks.
+ * process holds on it, and SQLite's locks (the store's, the service lock's) are POSIX locks.
  * test/storage/private-files.test.ts keeps it honest.
  */
 import fs from 'node:fs';

@@ -5,7 +5,12 @@ export function walFilesOf(databaseFile: string): [wal: string, shm: string] {
   return [`${databaseFile}-wal`, `${databaseFile}-shm`];
 }
 
-/** Every file of the store: the database, its write-ahead log and index. */
+/** The service lock (service-lock.ts). */
+export function lockFileOf(databaseFile: string): string {
+  return `${databaseFile}.lock`;
+}
+
+/** Every file of the store: the database, its write-ahead log and index, the service lock. */
 export function storeFilesOf(databaseFile: string): string[] {
-  return [databaseFile, ...walFilesOf(databaseFile)];
+  return [databaseFile, ...walFilesOf(databaseFile), lockFileOf(databaseFile)];
 }

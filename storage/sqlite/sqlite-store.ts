@@ -16,6 +16,7 @@ import { SqliteCollection, type SqliteHandle } from './sqlite-collection.js';
 import { SqliteBlobs, BLOBS_SCHEMA, addBlobColumns } from './sqlite-blobs.js';
 import { fieldExpression } from './sql-filter.js';
 import { makePrivateDir, makePrivateFile, tighten } from '../private-files.js';
+import { holdServiceLock, type ServiceLock } from './service-lock.js';
 import { walFilesOf } from './sqlite-files.js';
 
 /** How long a writer waits for another connection's write lock before failing, in milliseconds. */
@@ -114,9 +115,19 @@ function handleFor(db: Database.Database): SqliteHandle {
   };
 }
 
-/** Opens (creating when needed) the store in `file`, or an in-memory store for ':memory:'. */
-export async function openSqliteStore(options: { file: string }): Promise<Store> {
-  const db = connect(options.file);
+/**
+ * Opens (creating when needed) the store in `file`, or an in-memory store for ':memory:'. `service`: this
+ * process is part of the running service, and holds the service lock (service-lock.ts) until `close`.
+ */
+export async function openSqliteStore(options: { file: string; service?: boolean }): Promise<Store> {
+  const lock: ServiceLock | null = options.service && onDisk(options.file) ? holdServiceLock(options.file) : null;
+  let db: Database.Database;
+  try {
+    db = connect(options.file);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const handle = handleFor(db);
   const blobs = new SqliteBlobs(handle);
   const collections = Object.fromEntries(
@@ -174,6 +185,7 @@ export async function openSqliteStore(options: { file: string }): Promise<Store>
 
     async close() {
       if (db.open) db.close();
+      lock?.release();
     },
   };
   return store;

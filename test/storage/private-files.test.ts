@@ -1,7 +1,7 @@
 /**
  * The embedded store's files are private whatever the umask (issue 26, item 2): `threshold serve` and
  * `threshold backup` run with umask 000, and the data folder comes out 0700, the database, its -wal and
- * -shm and the integration key 0600, a backup 0600 (in a 0700 folder when it makes one), a
+ * -shm, the lock and the integration key 0600, a backup 0600 (in a 0700 folder when it makes one), a
  * restored database 0600 even from a backup someone left 0644. A data folder the operator made readable
  * by others is warned about in one log line at start-up (and left as it is); the service's own files in
  * it are tightened.
@@ -17,7 +17,7 @@ const privateFiles = suite('private files');
 
 /** A provider configured, so the engine writes its integration key into DATA_DIR too. */
 const PROVIDER = { INTERVALS_ICU_CLIENT_ID: 'id', INTERVALS_ICU_CLIENT_SECRET: 'secret' };
-const FILES = ['threshold.sqlite', 'threshold.sqlite-wal', 'threshold.sqlite-shm', 'integration.key'];
+const FILES = ['threshold.sqlite', 'threshold.sqlite-wal', 'threshold.sqlite-shm', 'threshold.sqlite.lock', 'integration.key'];
 /** pino's level number for warn. */
 const WARN = 40;
 
