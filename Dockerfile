@@ -39,7 +39,7 @@ COPY --from=build /app/proto proto
 COPY --from=build /app/domain/data domain/data
 # The release notes the service serves at /changelog (gateway/routes/changelog.ts reads them beside dist/).
 COPY CHANGELOG.md ./
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data && chown node:node /data && chmod 700 /data
 USER node
 VOLUME ["/data"]
 # 8080: the API, sign-in and account pages; 8081: hosted pages (PAGES_PORT, their own origin).

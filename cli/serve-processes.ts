@@ -20,7 +20,7 @@ import { exitOnSignals } from '../domain/process.js';
 import { startEngine } from '../engine/server.js';
 import { loadGatewayConfig } from '../gateway/config.js';
 import { startGateway } from '../gateway/server.js';
-import { openStore, storeLocation } from '../storage/open-store.js';
+import { openServiceStore } from '../storage/open-store.js';
 import { storeOptionsFor } from '../storage/config.js';
 import { loadBoth } from './stack.js';
 import { isSingleEngine } from '../domain/engine-target.js';
@@ -42,9 +42,7 @@ export function isGatewayProcess(): boolean {
 export async function servePrimary(env: Record<string, string | undefined>, processes: number): Promise<void> {
   const [engineConfig, gatewayConfig] = loadBoth(env);
   const logger = createLogger({ level: gatewayConfig.logLevel, name: 'threshold' });
-  const storeOptions = storeOptionsFor(gatewayConfig.store);
-  const store = await openStore(storeOptions);
-  logger.info(storeLocation(storeOptions), 'store opened');
+  const store = await openServiceStore(storeOptionsFor(gatewayConfig.store), logger);
   // No gateway runs here: the engine reports this process's own metrics (memory, CPU, event loop).
   const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }), processMetrics: true });
 
@@ -96,7 +94,8 @@ export async function serveGateway(env: Record<string, string | undefined>): Pro
   const send = (message: ToPrimary): void => void process.send?.(message);
   // The primary is gone (even SIGKILLed): nothing would wake its job runner or stop this process.
   process.on('disconnect', () => process.exit(1));
-  const store = await openStore(storeOptionsFor(config.store));
+  // The primary has said where the data lives; this process holds the service lock too (a restore must wait for it).
+  const store = await openServiceStore(storeOptionsFor(config.store), null);
   const gateway = await startGateway({
     config, store, logger, wakeJobs: () => send({ type: 'wake-jobs' }), wakeEvents: () => send({ type: 'wake-events' }),
   });

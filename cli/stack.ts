@@ -7,7 +7,7 @@ import type { Logger } from '../domain/logger.js';
 import { createLogger } from '../domain/logger.js';
 import { ConfigError } from '../domain/config-error.js';
 import type { Store } from '../storage/store.js';
-import { openStore, storeLocation } from '../storage/open-store.js';
+import { openServiceStore } from '../storage/open-store.js';
 import { storeOptionsFor } from '../storage/config.js';
 import { loadEngineConfig } from '../engine/config.js';
 import { startEngine, type StartEngineOptions } from '../engine/server.js';
@@ -29,12 +29,7 @@ export interface RunningStack {
 export async function startStack(options: { env: Record<string, string | undefined>; store?: Store; limits?: (store: Store) => RateLimits; workouts?: StartEngineOptions['workouts'] }): Promise<RunningStack> {
   const [engineConfig, gatewayConfig] = loadBoth(options.env);
   const logger = createLogger({ level: gatewayConfig.logLevel, name: 'threshold' });
-  let store = options.store;
-  if (!store) {
-    const storeOptions = storeOptionsFor(gatewayConfig.store);
-    store = await openStore(storeOptions);
-    logger.info(storeLocation(storeOptions), 'store opened');
-  }
+  const store = options.store ?? await openServiceStore(storeOptionsFor(gatewayConfig.store), logger);
   const engine = await startEngine({ config: engineConfig, store, logger: logger.child({ role: 'engine' }), ...(options.workouts && { workouts: options.workouts }) });
   try {
     const gateway = await startGateway({

@@ -2,16 +2,14 @@
 import { createLogger } from '../domain/logger.js';
 import { exitOnSignals, reportStartupFailure } from '../domain/process.js';
 import { storeOptionsFor } from '../storage/config.js';
-import { openStore, storeLocation } from '../storage/open-store.js';
+import { openServiceStore } from '../storage/open-store.js';
 import { loadEngineConfig } from './config.js';
 import { startEngine } from './server.js';
 
 try {
   const config = loadEngineConfig(process.env);
   const logger = createLogger({ level: config.logLevel, name: 'engine' });
-  const storeOptions = storeOptionsFor(config.store);
-  const store = await openStore(storeOptions);
-  logger.info(storeLocation(storeOptions), 'store opened');
+  const store = await openServiceStore(storeOptionsFor(config.store), logger);
   const engine = await startEngine({ config, store, logger, processMetrics: true });
   logger.info({ address: engine.address, threads: config.engineThreads, backend: store.backend }, 'engine listening');
   exitOnSignals(logger, async () => {

@@ -1,5 +1,6 @@
 /** `threshold backup PATH` and `threshold restore PATH` for the embedded store (storage/sqlite/sqlite-backup.ts). */
 import { BackupError, backupSqlite, restoreSqlite } from '../../storage/sqlite/sqlite-backup.js';
+import { StoreInUseError } from '../../storage/sqlite/service-lock.js';
 import { sqliteFileFor, type StoreConfig } from '../../storage/config.js';
 import { CommandFailure, UsageError, command } from '../command.js';
 
@@ -22,7 +23,7 @@ async function refused<T>(work: () => T | Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw error instanceof BackupError ? new CommandFailure(error.message) : error;
+    throw error instanceof BackupError || error instanceof StoreInUseError ? new CommandFailure(error.message) : error;
   }
 }
 
@@ -32,7 +33,8 @@ export const backupCommand = command({
   options: {},
   operands: { name: 'PATH', description: 'The backup file to create; it must not exist.' },
   details: [
-    'The copy is one instant of the database (SQLite VACUUM INTO), written beside PATH and renamed when checked, so PATH never holds half a backup.',
+    'The copy is one instant of the database (SQLite VACUUM INTO), written beside PATH and renamed when checked, so PATH never holds half a backup. '
+      + 'It is readable by its owner only (mode 0600), as the database is.',
     'Keep INTEGRATION_KEY (or DATA_DIR/integration.key) apart from backups: provider tokens in the copy are sealed with it.',
     'With MONGODB_URI set, use mongodump (the command says how).',
   ],
@@ -47,10 +49,14 @@ export const restoreCommand = command({
   words: 'restore',
   summary: 'Replaces the embedded database with a backup made by `threshold backup` → {"path", "bytes", "counts"}.',
   options: {
-    replace: { type: 'boolean', description: 'Overwrite an existing database. Stop the service first.' },
+    replace: { type: 'boolean', description: 'Overwrite an existing database. Stop the service first: restore refuses while it runs.' },
   },
   operands: { name: 'PATH', description: 'A backup file made by `threshold backup`.' },
-  details: ['The backup is checked (SQLite integrity check, Threshold tables) before anything is replaced. Start the service afterwards.'],
+  details: [
+    'The backup is checked (SQLite integrity check, Threshold tables) before anything is replaced. Start the service afterwards.',
+    'It refuses while a service runs on DATA_DIR, naming its processes: every process of a running service holds a lock on the store, '
+      + 'which the operating system drops when the process ends (a killed service blocks nothing).',
+  ],
   async run({ values, operands }, context) {
     const source = onePath(operands);
     const file = embeddedFile(context.config().store);

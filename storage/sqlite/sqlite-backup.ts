@@ -3,9 +3,12 @@
  * one read transaction, so the copy is the state of one instant even while the service writes (WAL
  * readers never block writers, and unlike SQLite's page-by-page backup API it cannot be restarted
  * forever by a busy writer). The copy is written beside its destination, checked, then renamed, so a
- * PATH never holds half a backup. `restoreSqlite` checks that a file is an intact Threshold database
- * before it replaces the store's file, hands jobs the backup caught running back to the queue, and
- * puts the file in place the same way.
+ * PATH never holds half a backup; it is 0600 whatever the umask (it holds what the database holds).
+ * `restoreSqlite` checks that a file is an intact Threshold database before it replaces the store's
+ * file, hands jobs the backup caught running back to the queue, and puts the file in place the same way,
+ * 0600, holding the service lock exclusively: it refuses while a service runs on the database (a running
+ * service keeps its open file, and what it wrote after the restore would be lost), and no service starts
+ * before it has finished.
  *
  * Deliberately not here: MongoDB (its operators use `mongodump`/`mongorestore`, which the README shows)
  * and the integration key, which must never travel with the data it protects.
@@ -15,6 +18,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteStore } from './sqlite-store.js';
+import { withoutService } from './service-lock.js';
+import { walFilesOf } from './sqlite-files.js';
+import { PRIVATE_FILE_MODE, makePrivateDir, makePrivateFile } from '../private-files.js';
 
 export class BackupError extends Error {}
 
@@ -32,10 +38,12 @@ export function backupSqlite(databaseFile: string, destination: string): BackupS
   if (!fs.existsSync(databaseFile)) throw new BackupError(`no database at ${databaseFile}`);
   const target = path.resolve(destination);
   if (fs.existsSync(target)) throw new BackupError(`${target} exists; a backup never overwrites a file`);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
+  makePrivateDir(path.dirname(target));
   const partial = `${target}.partial-${process.pid}`;
   const source = new Database(databaseFile, { readonly: true, fileMustExist: true, timeout: 5000 });
   try {
+    // VACUUM INTO fills an empty file and keeps its mode (SQLite would create one 0644).
+    makePrivateFile(partial);
     source.prepare('VACUUM INTO ?').run(partial);
   } catch (error) {
     fs.rmSync(partial, { force: true });
@@ -54,8 +62,8 @@ export function backupSqlite(databaseFile: string, destination: string): BackupS
 }
 
 /**
- * Replaces the store's file with `backupFile`. The service must be stopped: a running process keeps
- * its own open file. Without `replace`, an existing database is left alone.
+ * Replaces the store's file with `backupFile`. A StoreInUseError (service-lock.ts) while a service runs
+ * on it: a running process keeps its own open file. Without `replace`, an existing database is left alone.
  */
 export async function restoreSqlite(backupFile: string, databaseFile: string, options: { replace: boolean }): Promise<BackupSummary> {
   if (!fs.existsSync(backupFile)) throw new BackupError(`no backup at ${backupFile}`);
@@ -63,14 +71,22 @@ export async function restoreSqlite(backupFile: string, databaseFile: string, op
   if (fs.existsSync(databaseFile) && !options.replace) {
     throw new BackupError(`${databaseFile} exists; stop the service and pass --replace to overwrite it`);
   }
-  fs.mkdirSync(path.dirname(path.resolve(databaseFile)), { recursive: true });
-  const partial = `${databaseFile}.restoring-${process.pid}`;
-  fs.copyFileSync(backupFile, partial);
-  await releaseLeases(partial);
-  // The old file's write-ahead log belongs to the old database: replayed over the restored one it would corrupt it.
-  for (const suffix of ['-wal', '-shm']) fs.rmSync(`${databaseFile}${suffix}`, { force: true });
-  fs.renameSync(partial, databaseFile);
-  return { path: path.resolve(databaseFile), bytes: fs.statSync(databaseFile).size, counts };
+  return withoutService(databaseFile, async () => {
+    const partial = `${databaseFile}.restoring-${process.pid}`;
+    try {
+      // copyFile would give the copy the backup's mode.
+      fs.copyFileSync(backupFile, partial);
+      fs.chmodSync(partial, PRIVATE_FILE_MODE);
+      await releaseLeases(partial);
+    } catch (error) {
+      fs.rmSync(partial, { force: true });
+      throw error;
+    }
+    // The old file's write-ahead log belongs to the old database: replayed over the restored one it would corrupt it.
+    for (const log of walFilesOf(databaseFile)) fs.rmSync(log, { force: true });
+    fs.renameSync(partial, databaseFile);
+    return { path: path.resolve(databaseFile), bytes: fs.statSync(databaseFile).size, counts };
+  });
 }
 
 /**

@@ -7,7 +7,6 @@
  * connection; across connections and processes, IMMEDIATE transactions and the busy timeout
  * serialise writers. Kept honest by test/storage/contract.ts and test/storage/sqlite.test.ts.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
@@ -16,6 +15,9 @@ import { batchStep, checkMatched, claimJobQuery, userDeletion, type DeletionResu
 import { SqliteCollection, type SqliteHandle } from './sqlite-collection.js';
 import { SqliteBlobs, BLOBS_SCHEMA, addBlobColumns } from './sqlite-blobs.js';
 import { fieldExpression } from './sql-filter.js';
+import { makePrivateDir, makePrivateFile, tighten } from '../private-files.js';
+import { holdServiceLock, type ServiceLock } from './service-lock.js';
+import { walFilesOf } from './sqlite-files.js';
 
 /** How long a writer waits for another connection's write lock before failing, in milliseconds. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -62,8 +64,19 @@ function dropReplacedIndexes(db: Database.Database): void {
   }
 }
 
+/** The folder (when this creates it), the database and its `-wal` and `-shm` files readable by this user only (private-files.ts). */
+function makePrivate(file: string): void {
+  makePrivateDir(path.dirname(path.resolve(file)));
+  makePrivateFile(file);
+  for (const log of walFilesOf(file)) tighten(log);
+}
+
+function onDisk(file: string): boolean {
+  return file !== ':memory:' && file !== '';
+}
+
 function connect(file: string): Database.Database {
-  if (file !== ':memory:' && file !== '') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (onDisk(file)) makePrivate(file);
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     db.pragma('journal_mode = WAL');
@@ -102,9 +115,19 @@ function handleFor(db: Database.Database): SqliteHandle {
   };
 }
 
-/** Opens (creating when needed) the store in `file`, or an in-memory store for ':memory:'. */
-export async function openSqliteStore(options: { file: string }): Promise<Store> {
-  const db = connect(options.file);
+/**
+ * Opens (creating when needed) the store in `file`, or an in-memory store for ':memory:'. `service`: this
+ * process is part of the running service, and holds the service lock (service-lock.ts) until `close`.
+ */
+export async function openSqliteStore(options: { file: string; service?: boolean }): Promise<Store> {
+  const lock: ServiceLock | null = options.service && onDisk(options.file) ? holdServiceLock(options.file) : null;
+  let db: Database.Database;
+  try {
+    db = connect(options.file);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const handle = handleFor(db);
   const blobs = new SqliteBlobs(handle);
   const collections = Object.fromEntries(
@@ -162,6 +185,7 @@ export async function openSqliteStore(options: { file: string }): Promise<Store>
 
     async close() {
       if (db.open) db.close();
+      lock?.release();
     },
   };
   return store;
