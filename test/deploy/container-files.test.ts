@@ -52,4 +52,12 @@ files('compose sets only variables the configuration reads, and the engine and g
   assert.match(gateway!.environment!['ENGINE_ADDRESS']!, /^\$\{ENGINE_ADDRESS:-engine:/);
 });
 
+files('the image, CI and `engines` agree on a maintained Node.js line: 22 or newer, never an end-of-life one', () => {
+  const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
+  assert.is(engines.node, '>=22', 'Node 20 and older are past their end of life');
+  const images = [...read('Dockerfile').matchAll(/^FROM node:(\d+)-/gm)].map((match) => Number(match[1]));
+  assert.equal(images, [22, 22], 'the build and runtime stages');
+  assert.match(read('.ci/run'), /^NODE_LINE="\$\{CI_NODE_LINE:-22\}"$/m, 'CI tests the line the image ships');
+});
+
 files.run();
