@@ -3,6 +3,7 @@
 #   docker run -p 8080:8080 -p 8081:8081 -v threshold-data:/data threshold          # the whole service, one process
 #   docker compose up                                                               # gateway and engine as separate services
 # The image runs as the unprivileged `node` user; everything it writes goes to /data (DATA_DIR).
+# Node.js 22, the oldest maintained LTS line package.json `engines` admits (>=22) and the one CI tests (.ci/run).
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /app

@@ -8,6 +8,7 @@ import { ConfigError } from '../domain/config-error.js';
 import type { LogLevel } from '../domain/logger.js';
 import { isHostPort, present, readAddress, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { parseEngineTarget } from '../domain/engine-target.js';
+import { exposedEngineProblem, readEngineToken } from '../domain/engine-token.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
 import { parseAllowedHosts } from '../domain/outbound-address.js';
 import { readIntegrationSettings, type IntegrationSettings } from '../domain/integration-settings.js';
@@ -23,7 +24,10 @@ export interface EngineConfig {
   engineAddress: string;
   /** ENGINE_THREADS: worker threads in the compute pool. */
   engineThreads: number;
-  /** ENGINE_TOKEN: when set, every call must carry `authorization: Bearer <token>`. */
+  /**
+   * ENGINE_TOKEN: when set, every call must carry `authorization: Bearer <token>`. Required (and not the
+   * published example) when the engine listens beyond loopback (domain/engine-token.ts).
+   */
   engineToken: string | null;
   /** LOG_LEVEL */
   logLevel: LogLevel;
@@ -83,7 +87,7 @@ export const WEBHOOK_DEFAULTS = {
 export const ENGINE_DEFAULTS = {
   engineAddress: '127.0.0.1:50051', // ENGINE_LISTEN_ADDRESS (else ENGINE_ADDRESS): loopback; expose it deliberately, with ENGINE_TOKEN
   engineThreads: availableParallelism(), // one worker per available core
-  engineToken: null, // no token: callers on loopback are trusted
+  engineToken: null, // no token: callers on loopback are trusted (beyond loopback start-up requires one)
   logLevel: 'info',
   jobs: true, // every engine works the shared queue
   jobConcurrency: 2, // sources decoded at once per process (each decode uses one pool thread)
@@ -97,7 +101,9 @@ export function loadEngineConfig(env: Env): EngineConfig {
   const problems: string[] = [];
   const engineAddress = readListenAddress(env, problems);
   const engineThreads = readThreads(env, problems);
-  const engineToken = readToken(env, problems);
+  const engineToken = readEngineToken(env, problems);
+  const exposed = isHostPort(engineAddress) ? exposedEngineProblem(engineToken, 'listens on', engineAddress, [engineAddress.slice(0, engineAddress.lastIndexOf(':'))]) : null;
+  if (exposed !== null) problems.push(exposed);
   const logLevel = readLogLevel(env, problems, ENGINE_DEFAULTS.logLevel);
   const jobs = readBoolean(env, 'ENGINE_JOBS', ENGINE_DEFAULTS.jobs, problems);
   const jobConcurrency = readInteger(env, 'JOB_CONCURRENCY', ENGINE_DEFAULTS.jobConcurrency, { min: 1, max: 256 }, problems);
@@ -160,15 +166,4 @@ function readThreads(env: Env, problems: string[]): number {
     return ENGINE_DEFAULTS.engineThreads;
   }
   return threads;
-}
-
-function readToken(env: Env, problems: string[]): string | null {
-  const value = env['ENGINE_TOKEN'];
-  if (value === undefined || value === '') return ENGINE_DEFAULTS.engineToken;
-  // The token travels in an HTTP/2 header: printable ASCII without spaces keeps it intact.
-  if (!/^[\x21-\x7e]+$/.test(value)) {
-    problems.push('ENGINE_TOKEN must be printable ASCII without spaces');
-    return null;
-  }
-  return value;
 }

@@ -6,6 +6,7 @@ import { parseAllowedHosts } from '../domain/outbound-address.js';
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../domain/config-error.js';
 import { parseEngineTarget } from '../domain/engine-target.js';
+import { engineTargetHosts, exposedEngineProblem, readEngineToken } from '../domain/engine-token.js';
 import type { LogLevel } from '../domain/logger.js';
 import { present, readBoolean, readInteger, readLogLevel, type Env } from '../domain/env.js';
 import { readStoreConfig, type StoreConfig } from '../storage/config.js';
@@ -27,7 +28,10 @@ export interface GatewayConfig {
    * dns:///host:port (every address of the name); calls are balanced round-robin (domain/engine-target.ts).
    */
   engineAddress: string;
-  /** ENGINE_TOKEN: shared secret sent to the engine as `authorization: Bearer …`, when set. */
+  /**
+   * ENGINE_TOKEN: shared secret sent to the engine as `authorization: Bearer …`, when set. Required (and not
+   * the published example) when ENGINE_ADDRESS reaches beyond loopback (domain/engine-token.ts).
+   */
   engineToken: string | null;
   /** ENGINE_DEADLINE_MS: default deadline of an engine call. */
   engineDeadlineMs: number;
@@ -141,7 +145,7 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     baseUrl: baseUrlAuto ? `http://localhost:${port}` : readBaseUrl(env, problems),
     baseUrlAuto,
     engineAddress: readEngineTarget(env, problems),
-    engineToken: env.ENGINE_TOKEN?.trim() || null,
+    engineToken: readEngineToken(env, problems),
     engineDeadlineMs: readInteger(env, 'ENGINE_DEADLINE_MS', GATEWAY_DEFAULTS.engineDeadlineMs, { min: 1, max: 3_600_000 }, problems),
     maxUploadBytes: readInteger(env, 'MAX_UPLOAD_BYTES', GATEWAY_DEFAULTS.maxUploadBytes, { min: 1024, max: 1024 * 1024 * 1024 }, problems),
     logLevel: readLogLevel(env, problems, GATEWAY_DEFAULTS.logLevel),
@@ -165,6 +169,8 @@ export function loadGatewayConfig(env: Env): GatewayConfig {
     backfillStatusIntervalMs: readInteger(env, 'BACKFILL_STATUS_INTERVAL_MS', GATEWAY_DEFAULTS.backfillStatusIntervalMs, { min: 10, max: 60_000 }, problems),
     backfillStatusDurationMs: readInteger(env, 'BACKFILL_STATUS_DURATION_MS', GATEWAY_DEFAULTS.backfillStatusDurationMs, { min: 10, max: 600_000 }, problems),
   };
+  const exposed = exposedEngineProblem(config.engineToken, 'is reached at', config.engineAddress, engineTargetHosts(config.engineAddress));
+  if (exposed !== null) problems.push(exposed);
   config.pagesPort = readInteger(env, 'PAGES_PORT', port === 0 ? 0 : Math.min(port + 1, 65535), { min: 0, max: 65535 }, problems);
   if (config.pagesPort !== 0 && config.pagesPort === port) problems.push('PAGES_PORT must differ from PORT: pages never share the service\'s origin');
   if (config.pagesBaseAuto) {

@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../support/paths.js';
 const files = suite('container files');
 const read = (file: string) => fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
 /** The config modules: the only places that read the environment (DESIGN.md §7). */
-const CONFIG_SOURCES = ['gateway/config.ts', 'engine/config.ts', 'storage/config.ts', 'domain/env.ts'].map(read).join('\n');
+const CONFIG_SOURCES = ['gateway/config.ts', 'engine/config.ts', 'storage/config.ts', 'domain/env.ts', 'domain/engine-token.ts'].map(read).join('\n');
 
 interface ComposeService { command?: string[]; environment?: Record<string, string>; image?: string; profiles?: string[] }
 
@@ -48,8 +48,16 @@ files('compose sets only variables the configuration reads, and the engine and g
   for (const service of [engine!, gateway!]) {
     for (const name of Object.keys(service.environment!)) assert.ok(new RegExp(`('${name}'|env\\.${name}\\b)`).test(CONFIG_SOURCES), `${name} is read by a config module`);
   }
-  for (const shared of ['DATA_DIR', 'MONGODB_URI', 'ENGINE_TOKEN']) assert.is(engine!.environment![shared], gateway!.environment![shared], shared);
-  assert.match(gateway!.environment!['ENGINE_ADDRESS']!, /^engine:/);
+  for (const shared of ['DATA_DIR', 'ENGINE_TOKEN']) assert.is(engine!.environment![shared], gateway!.environment![shared], shared);
+  assert.match(gateway!.environment!['ENGINE_ADDRESS']!, /^\$\{ENGINE_ADDRESS:-engine:/);
+});
+
+files('the image, CI and `engines` agree on a maintained Node.js line: 22 or newer, never an end-of-life one', () => {
+  const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
+  assert.is(engines.node, '>=22', 'Node 20 and older are past their end of life');
+  const images = [...read('Dockerfile').matchAll(/^FROM node:(\d+)-/gm)].map((match) => Number(match[1]));
+  assert.equal(images, [22, 22], 'the build and runtime stages');
+  assert.match(read('.ci/run'), /^NODE_LINE="\$\{CI_NODE_LINE:-22\}"$/m, 'CI tests the line the image ships');
 });
 
 files.run();

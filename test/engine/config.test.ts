@@ -4,6 +4,9 @@ import * as assert from 'uvu/assert';
 import { ConfigError } from '../../domain/config-error.js';
 import { ENGINE_DEFAULTS, WEBHOOK_DEFAULTS, loadEngineConfig } from '../../engine/config.js';
 
+/** A token of the operator's own, as an engine listening beyond loopback requires. */
+const TOKEN = 'b1946ac92492d2347c6235b4d2611184';
+
 function problemsOf(env: Record<string, string>): string[] {
   try {
     loadEngineConfig(env);
@@ -64,17 +67,32 @@ test('rejects fractional, signed and non-numeric thread counts and out-of-range 
     assert.equal(problemsOf({ ENGINE_THREADS: threads }), [`ENGINE_THREADS must be a positive integer (got '${threads}')`]);
   }
   assert.is(problemsOf({ ENGINE_ADDRESS: '127.0.0.1:65536' }).length, 1);
-  assert.is(loadEngineConfig({ ENGINE_ADDRESS: '0.0.0.0:0' }).engineAddress, '0.0.0.0:0');
+  assert.is(loadEngineConfig({ ENGINE_ADDRESS: '0.0.0.0:0', ENGINE_TOKEN: TOKEN }).engineAddress, '0.0.0.0:0');
 });
 
 test('listens on ENGINE_LISTEN_ADDRESS, required when ENGINE_ADDRESS names several engines', () => {
-  assert.is(loadEngineConfig({ ENGINE_ADDRESS: '0.0.0.0:6000' }).engineAddress, '0.0.0.0:6000', 'one host:port: both roles, as before');
-  assert.is(loadEngineConfig({ ENGINE_ADDRESS: 'engine:6000', ENGINE_LISTEN_ADDRESS: '0.0.0.0:50051' }).engineAddress, '0.0.0.0:50051');
+  assert.is(loadEngineConfig({ ENGINE_ADDRESS: '0.0.0.0:6000', ENGINE_TOKEN: TOKEN }).engineAddress, '0.0.0.0:6000', 'one host:port: both roles, as before');
+  assert.is(loadEngineConfig({ ENGINE_ADDRESS: 'engine:6000', ENGINE_LISTEN_ADDRESS: '0.0.0.0:50051', ENGINE_TOKEN: TOKEN }).engineAddress, '0.0.0.0:50051');
   for (const target of ['engine-1:50051,engine-2:50051', 'dns:///engines:50051', 'ipv4:10.0.0.5:50051']) {
     assert.equal(problemsOf({ ENGINE_ADDRESS: target }), [`ENGINE_LISTEN_ADDRESS must be set (host:port) when ENGINE_ADDRESS names several engines (got '${target}')`]);
-    assert.is(loadEngineConfig({ ENGINE_ADDRESS: target, ENGINE_LISTEN_ADDRESS: '0.0.0.0:50051' }).engineAddress, '0.0.0.0:50051');
+    assert.is(loadEngineConfig({ ENGINE_ADDRESS: target, ENGINE_LISTEN_ADDRESS: '0.0.0.0:50051', ENGINE_TOKEN: TOKEN }).engineAddress, '0.0.0.0:50051');
   }
   assert.equal(problemsOf({ ENGINE_LISTEN_ADDRESS: 'engine-1:50051,engine-2:50051' }), ["ENGINE_LISTEN_ADDRESS must be host:port with a port from 0 to 65535 (got 'engine-1:50051,engine-2:50051')"]);
+});
+
+test('refuses to listen beyond loopback without a token or with the published example one [exposed engine]', () => {
+  for (const address of ['0.0.0.0:50051', '[::]:50051', '10.0.0.5:50051', 'engine:50051']) {
+    assert.equal(problemsOf({ ENGINE_LISTEN_ADDRESS: address }), [
+      `ENGINE_TOKEN must be set when the engine listens on ${address} (beyond loopback): without it, anyone who reaches the engine acts as any user (generate one: openssl rand -hex 32)`,
+    ]);
+    assert.equal(problemsOf({ ENGINE_ADDRESS: address, ENGINE_TOKEN: 'change-me-to-a-long-random-secret' }), [
+      `ENGINE_TOKEN must not be the published example 'change-me-to-a-long-random-secret' when the engine listens on ${address} (beyond loopback): anyone can read it (generate one: openssl rand -hex 32)`,
+    ]);
+    assert.is(loadEngineConfig({ ENGINE_LISTEN_ADDRESS: address, ENGINE_TOKEN: TOKEN }).engineToken, TOKEN);
+  }
+  for (const address of ['127.0.0.1:50051', '127.8.9.10:0', '[::1]:50051', 'localhost:50051', 'engine.localhost:50051']) {
+    assert.is(loadEngineConfig({ ENGINE_LISTEN_ADDRESS: address }).engineToken, null, `${address}: loopback, the token stays optional`);
+  }
 });
 
 test('lists each problem on its own line in the error message', () => {

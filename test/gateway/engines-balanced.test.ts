@@ -115,7 +115,7 @@ balanced('threshold serve\'s stack balances over the list it is given, its own e
     assert.is(sample(resolved, 'threshold_engine_up', { engine: `127.0.0.1:${port}` }), 1, 'the name\'s address, scraped on its own');
     assert.ok(sample(resolved, 'threshold_engine_pool_threads', { engine: `127.0.0.1:${port}` })! >= 1);
 
-    const nowhere = await startStack({ DATA_DIR: dataDir, ENGINE_THREADS: '1', ENGINE_LISTEN_ADDRESS: '127.0.0.1:0', ENGINE_ADDRESS: 'dns:///no-such-engine.invalid:50051' });
+    const nowhere = await startStack({ DATA_DIR: dataDir, ENGINE_THREADS: '1', ENGINE_LISTEN_ADDRESS: '127.0.0.1:0', ENGINE_ADDRESS: 'dns:///no-such-engine.invalid:50051', ENGINE_TOKEN: 'b1946ac92492d2347c6235b4d2611184' });
     stacks.push(nowhere);
     const refused = await nowhere.get(WEEK, (await nowhere.userWithToken(['activities:read'])).token);
     assert.is(refused.status, 503, 'no engine: unavailable, not a server error');
