@@ -66,7 +66,7 @@ export async function servePrimary(env: Record<string, string | undefined>, proc
       const lived = Date.now() - (started.get(worker) ?? 0);
       started.delete(worker);
       if (closing) return;
-      logger.error({ pid: worker.process.pid, code, signal, lived_ms: lived }, 'gateway process exited');
+      logger.error({ worker_pid: worker.process.pid, code, signal, lived_ms: lived }, 'gateway process exited');
       if (lived < CRASH_LOOP_MS) {
         logger.fatal('gateway processes keep failing at start: stopping');
         void shutDown().finally(() => process.exit(1));
