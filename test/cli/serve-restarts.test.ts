@@ -1,13 +1,14 @@
 /**
  * Issue 26, "A service that fails loudly": `threshold serve` with its port taken backs off, gives up after
- * a few failed starts with one line naming the port and what to do, exits 1, and leaves no process behind.
+ * a few failed starts with one line naming the port and what to do, exits 1, and leaves no process behind;
+ * a gateway process that crashes after serving is still replaced.
  */
 import net from 'node:net';
 import fs from 'node:fs';
 import { once } from 'node:events';
 import * as assert from 'uvu/assert';
 import { test } from '../support/uvu.js';
-import { startProcess } from '../support/processes.js';
+import { startProcess, startServeProcesses } from '../support/processes.js';
 import { groupMembers } from '../support/children.js';
 import { jsonLines, repeatedKeys } from '../support/log-lines.js';
 import { tempDir } from '../support/stack.js';
@@ -65,6 +66,26 @@ test('with its port taken, threshold serve on one process says which port in one
   assert.match(output, `start-up failed: port ${port} on 127.0.0.1 is already in use`);
   assert.not.match(output, '    at ', 'no stack trace for a port in use');
   assert.equal(leftRunning, []);
+});
+
+test('a gateway process that crashes after serving is restarted at once, and the service keeps answering', async () => {
+  const service = await startServeProcesses(2);
+  try {
+    const [serve] = service.processes;
+    const listening = (line: Record<string, unknown>) => line.msg === 'gateway listening';
+    const first = await serve!.waitForLog(listening);
+    process.kill(Number(first.pid), 'SIGKILL');
+    const exit = await serve!.waitForLog((line) => line.msg === 'gateway process exited' && line.worker_pid === first.pid);
+    assert.is(exit.signal, 'SIGKILL');
+    assert.is(exit.restart_in_ms, 0);
+    assert.ok(typeof exit.served_ms === 'number');
+    const replacement = await serve!.waitForLog((line) => listening(line) && Number(line.time) > Number(exit.time));
+    assert.is.not(replacement.pid, first.pid);
+    assert.is((await service.get('/healthz')).status, 200);
+    assert.is(serve!.child.exitCode, null, 'the service still runs');
+  } finally {
+    await service.stop();
+  }
 });
 
 test.run();
