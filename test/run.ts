@@ -7,7 +7,7 @@
  * lines above the summary name the files that timed out and those that did not run, while the summary
  * still counts everything that did. Every process a test started is ended with its file.
  *
- *   npm test                 everything, TEST_JOBS files at a time (default: the available cores)
+ *   npm test                 everything, TEST_JOBS files at a time (default: one per core, one per GiB at most)
  *   npm test -- storage      only test files whose path matches /storage/
  *   TEST_JOBS=1 npm test     one file at a time
  *
@@ -32,7 +32,8 @@ function settings(env: NodeJS.ProcessEnv): { dir: string; jobs: number; fileLimi
   };
   const result = {
     dir: env.TEST_DIR ?? path.join(REPO_ROOT, 'dist/test'), // TEST_DIR: the folder of built test files
-    jobs: positive('TEST_JOBS', Math.max(1, os.availableParallelism())), // TEST_JOBS: files at a time
+    // TEST_JOBS: files at a time; default one per core, and at most one per GiB of memory (a browser file takes about that)
+    jobs: positive('TEST_JOBS', Math.max(1, Math.min(os.availableParallelism(), Math.floor(os.totalmem() / 2 ** 30)))),
     fileLimitMs: positive('TEST_FILE_LIMIT_MS', 10 * 60_000), // TEST_FILE_LIMIT_MS: one file's limit, 10 min
     runLimitMs: positive('TEST_RUN_LIMIT_MS', 30 * 60_000), // TEST_RUN_LIMIT_MS: the whole run's limit, 30 min
   };
