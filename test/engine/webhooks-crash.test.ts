@@ -8,7 +8,7 @@ import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startProcess, type RunningProcess } from '../support/processes.js';
+import { startProcessUntil, type RunningProcess } from '../support/processes.js';
 import { tempDir } from '../support/stack.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { openStore } from '../../storage/open-store.js';
@@ -21,9 +21,8 @@ const EVENTS_PER_USER = 60;
 const ANSWERED_BEFORE_KILL = 40;
 
 async function startService(env: Record<string, string>): Promise<RunningProcess> {
-  const service = startProcess('dist/cli/threshold.js', env, ['serve']);
-  await service.waitForLog((line) => line.msg === 'gateway listening');
-  return service;
+  // A start-up that times out kills the service's whole process group before the test fails.
+  return (await startProcessUntil('dist/cli/threshold.js', env, ['serve'], (line) => line.msg === 'gateway listening')).running;
 }
 
 test('a service killed with deliveries in flight delivers every event after a restart, in order per user', async () => {
@@ -69,7 +68,7 @@ test('a service killed with deliveries in flight delivers every event after a re
     const twice = ids.filter((id, index) => ids.indexOf(id) !== index);
     assert.ok(twice.every((id) => cutOff.includes(id)), `duplicates only of attempts the kill cut off: ${JSON.stringify(twice)} vs ${JSON.stringify(cutOff)}`);
   } finally {
-    await service.stop('SIGKILL');
+    await service.kill();
     await receiver.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -8,7 +8,7 @@
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import { runCli, startProcess, type RunningProcess } from '../support/processes.js';
+import { runCli, startProcessUntil, type RunningProcess } from '../support/processes.js';
 import { tempDir } from '../support/stack.js';
 import { startIntervalsIcuStandin, type StandinActivity } from '../support/standins/intervals-icu.js';
 import { connectThroughPortal, ICU_CLIENT, intervalsIcuEnv, until } from '../support/integrations.js';
@@ -18,8 +18,8 @@ const ACTIVITIES = 200;
 const DAY = 86_400_000;
 
 async function startService(env: Record<string, string>): Promise<{ service: RunningProcess; baseUrl: string }> {
-  const service = startProcess('dist/cli/threshold.js', env, ['serve']);
-  const { port } = await service.waitForLog((line) => line.msg === 'gateway listening');
+  // A start-up that times out kills the service's whole process group before the test fails.
+  const { running: service, line: { port } } = await startProcessUntil('dist/cli/threshold.js', env, ['serve'], (line) => line.msg === 'gateway listening');
   return { service, baseUrl: `http://127.0.0.1:${port}` };
 }
 
@@ -106,7 +106,7 @@ test('a backfill killed halfway resumes after a restart and ends with every acti
     }
     assert.equal(firstFetch, activities.map((activity) => activity.id));
   } finally {
-    await service.stop('SIGKILL');
+    await service.kill();
     await standin.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

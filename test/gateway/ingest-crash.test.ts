@@ -5,15 +5,15 @@
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import { runCli, startProcess, type RunningProcess } from '../support/processes.js';
+import { runCli, startProcessUntil, type RunningProcess } from '../support/processes.js';
 import { tempDir } from '../support/stack.js';
 import { csvActivity, type SourceBody } from '../support/uploads.js';
 
 const FILES = 10;
 
 async function startService(env: Record<string, string>): Promise<{ service: RunningProcess; baseUrl: string }> {
-  const service = startProcess('dist/cli/threshold.js', env, ['serve']);
-  const { port } = await service.waitForLog((line) => line.msg === 'gateway listening');
+  // A start-up that times out kills the service's whole process group before the test fails.
+  const { running: service, line: { port } } = await startProcessUntil('dist/cli/threshold.js', env, ['serve'], (line) => line.msg === 'gateway listening');
   return { service, baseUrl: `http://127.0.0.1:${port}` };
 }
 
@@ -59,7 +59,7 @@ test('a service killed mid-batch resumes on restart with every source settled an
     assert.is(new Set(activities.map((activity) => activity.source_id)).size, FILES);
     assert.equal(activities.map((activity) => activity.id).sort(), sources.map((source) => source.activity_ids[0]).sort());
   } finally {
-    await service.stop('SIGKILL');
+    await service.kill();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

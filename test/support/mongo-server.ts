@@ -16,7 +16,8 @@
  * Kept honest by test/storage/mongo.test.ts, test/storage/mongo-double.test.ts and
  * test/gateway/mongo-end-to-end.test.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnChild } from './children.js';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -104,7 +105,7 @@ export async function startMongoServer(): Promise<MongoServer> {
   // setpriv (util-linux) makes the kernel kill the server when this process dies, even by SIGKILL.
   const setpriv = onPath('setpriv');
   if (setpriv !== null) command.unshift(setpriv, '--pdeathsig', 'KILL', '--');
-  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnChild(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   void exited.then(() => running.delete(child));

@@ -2,23 +2,27 @@
  * Running the built entry points as real child processes and reading their JSON log lines; the whole
  * service started that way, split as in production (`startSeparateProcesses`, `startServeProcesses`).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { REPO_ROOT } from './paths.js';
 import { tempDir } from './stack.js';
+import { endGroup, spawnChild } from './children.js';
 
 export interface RunningProcess {
   child: ChildProcess;
   /** Resolves with the first JSON log line for which `match` is true; rejects if the process exits first. */
   waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Sends `signal` to the process alone (as an operator's `kill` would) and resolves with its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Kills the process and everything it started (its process group), and resolves once all are gone. */
+  kill(): Promise<void>;
   output(): string;
 }
 
 export function startProcess(script: string, env: Record<string, string>, args: string[] = []): RunningProcess {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, script), ...args], {
+  const child = spawnChild(process.execPath, [path.join(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,7 +73,24 @@ export function startProcess(script: string, env: Record<string, string>, args: 
       const [code] = await exited;
       return code;
     },
+    async kill() {
+      if (child.pid !== undefined) await endGroup(child.pid);
+      if (child.exitCode === null && child.signalCode === null) await exited;
+    },
   };
+}
+
+/** `startProcess`, resolved with the first log line matching `match`; a process that does not get there is killed (its whole group). */
+export async function startProcessUntil(
+  script: string, env: Record<string, string>, args: string[], match: (line: Record<string, unknown>) => boolean, timeoutMs?: number,
+): Promise<{ running: RunningProcess; line: Record<string, unknown> }> {
+  const running = startProcess(script, env, args);
+  try {
+    return { running, line: await running.waitForLog(match, timeoutMs) };
+  } catch (error) {
+    await running.kill();
+    throw error;
+  }
 }
 
 export interface CliResult {
@@ -94,11 +115,11 @@ export function runCli(args: string[], env: Record<string, string>): CliResult {
 
 /** `runCli` without blocking this process's event loop (the command may call an engine started by the test). */
 export async function runCliAsync(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: cliEnv(env), timeout: CLI_TIMEOUT_MS });
+  const child = spawnChild(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: cliEnv(env), timeout: CLI_TIMEOUT_MS });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const [code] = (await once(child, 'close')) as [number | null];
   return cliResult(code, stdout, stderr);
 }
@@ -197,6 +218,6 @@ function serviceProcesses(
 }
 
 async function stopAll(processes: RunningProcess[], dataDir: string): Promise<void> {
-  for (const running of processes) await running.stop('SIGKILL');
+  for (const running of processes) await running.kill();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 /**
- * The child process of test/run.ts: `node dist/test/support/run-files.js <dir> <pattern>` does what uvu's
+ * The child process of test/run.ts (one per test file, support/run-pool.ts): `node dist/test/support/run-files.js <dir> <pattern>` does what uvu's
  * own runner (uvu/run) does — load every matching file into uvu's queue, then run the queue — except that
  * a file which throws while loading (a missing file read at module level, a bad import) no longer ends
  * the whole run. Its error is printed under the file's name and counted in uvu's summary as one failed
