@@ -7,14 +7,11 @@
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
-# Build tools for better-sqlite3 only when its prebuilt binary does not match the platform.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# Scripts off: `prepare` would compile before the sources are here. The two native packages are built below.
+# Scripts off: `prepare` would compile before the sources are here. better-sqlite3 ships its binaries
+# (Node-API, linux-x64 and linux-arm64 among them); protobufjs's install step runs below.
 RUN npm ci --ignore-scripts --no-audit --no-fund \
- && npm rebuild better-sqlite3 protobufjs
+ && npm rebuild protobufjs
 COPY tsconfig.json ./
 COPY proto proto
 COPY domain domain
