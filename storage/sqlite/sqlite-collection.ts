@@ -43,6 +43,9 @@ function fieldValue(type: string, value: unknown): unknown {
   }
 }
 
+/** The type findFields selects for a value read as it is (a number: no string made per row). */
+const AS_IS = 1;
+
 const UNIQUE_VIOLATIONS = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
 export class SqliteCollection<T extends Doc> implements Collection<T> {
@@ -172,9 +175,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   findFieldsNow<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Pick<T, K>[] {
     const names = parseFields(fields);
     const columns = names.map((field) => {
-      if (field === 'id') return `'text', id`;
-      if (this.derived.includes(field)) return `iif("${field}" IS NULL, NULL, 'derived'), "${field}"`;
-      if (this.projected.includes(field)) return `iif("${field}" IS NULL, json_type(doc, '$.${field}'), 'projected'), "${field}"`;
+      if (field === 'id') return `${AS_IS}, id`;
+      if (this.derived.includes(field)) return `iif("${field}" IS NULL, NULL, ${AS_IS}), "${field}"`;
+      if (this.projected.includes(field)) return `iif("${field}" IS NULL, json_type(doc, '$.${field}'), ${AS_IS}), "${field}"`;
       return `json_type(doc, '$.${field}'), json_extract(doc, '$.${field}')`;
     });
     const query = this.selectPage(columns.join(', '), filter, options);
@@ -183,8 +186,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return rows.map((row) => {
       const picked: Record<string, unknown> = {};
       for (let i = 0; i < names.length; i++) {
-        const type = row[2 * i] as string | null;
-        if (type !== null) picked[names[i]!] = fieldValue(type, row[2 * i + 1]);
+        const type = row[2 * i] as string | number | null;
+        if (type === AS_IS) picked[names[i]!] = row[2 * i + 1];
+        else if (type !== null) picked[names[i]!] = fieldValue(type as string, row[2 * i + 1]);
       }
       return picked as Pick<T, K>;
     });
