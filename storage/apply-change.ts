@@ -60,6 +60,7 @@ export function parseChange(change: unknown): ParsedChange {
 export function parseWrite(change: unknown, collection: CollectionName): ParsedChange {
   const parsed = parseChange(change);
   checkOwnerKept(collection, [...parsed.set.map(([field]) => field), ...parsed.unset, ...parsed.inc.map(([field]) => field)]);
+  for (const [field, value] of parsed.set) checkProjected(collection, field, value, 'change.set');
   const derived = SCHEMA[collection].derived;
   if (derived === undefined || isEmptyChange(parsed)) return parsed;
   for (const [field, value] of parsed.set) {
@@ -82,11 +83,28 @@ export function writtenDoc<T extends object>(doc: T, collection: CollectionName)
   return written as T;
 }
 
-/** A document to write: a plain object with a non-empty string id (its other fields are plain JSON). */
-export function checkDoc(doc: unknown, where: string): void {
+/**
+ * A document to write to `collection` by `operation`: a plain object with a non-empty string id (its other
+ * fields are plain JSON), whose projected fields (schema.ts `projected`) hold what such a field may.
+ */
+export function checkDoc(doc: unknown, collection: CollectionName, operation: string): void {
+  const where = `${collection}.${operation}`;
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new StoreUsageError(`${where}: expected a document object`);
   const id = (doc as { id?: unknown }).id;
   if (typeof id !== 'string' || id.length === 0) throw new StoreUsageError(`${where}: the document needs a non-empty string id`);
+  for (const field of SCHEMA[collection].projected ?? []) checkProjected(collection, field, (doc as Record<string, unknown>)[field], where);
+}
+
+/** A projected field's value (schema.ts `projected`) as SQLite's column holds it: the value, or null when missing or null. */
+export function projectedValue(value: unknown): string | number | null {
+  return typeof value === 'string' || typeof value === 'number' ? value : null;
+}
+
+/** Refuses a value a projected field cannot hold: anything but a string, a finite number, null or missing. */
+function checkProjected(collection: CollectionName, field: string, value: unknown, where: string): void {
+  if (value === undefined || value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return;
+  if (!(SCHEMA[collection].projected ?? []).includes(field)) return;
+  throw new StoreUsageError(`${where}.${field}: a projected field of ${collection} holds a string, a finite number or null, got ${Array.isArray(value) ? 'an array' : typeof value}`);
 }
 
 export function isEmptyChange(change: ParsedChange): boolean {

@@ -34,6 +34,14 @@ export interface CollectionSpec {
    * on, and SQLite keeps it in its own column, so reading it parses no document.
    */
   derived?: readonly string[];
+  /**
+   * Projected fields: ordinary fields a hot read folds over many documents (a longitudinal call reads a
+   * handful of an activity's fields, never its laps and summaries). Each holds a string, a finite number or
+   * null when present (any other value is a StoreUsageError on both backends), and SQLite keeps a copy in a
+   * column of its own, written with the document, which filters, sorts, indexes and `findFields` read, so such
+   * a read parses no document. MongoDB reads them through its projection as any field.
+   */
+  projected?: readonly string[];
 }
 
 /** User-owned data read and written by its owner: sharded on the owner alone. */
@@ -69,6 +77,9 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
     shard: { key: ['user_id', 'start'] },
     owner: 'user_id',
     derived: ['listing', 'listing_version'],
+    // What a longitudinal or model call reads of each activity (engine/service/activity-selection.ts
+    // SELECTED_FIELDS) and filters or sorts on, and the model watermark's stamp.
+    projected: ['user_id', 'sport', 'start', 'offset', 'local_date', 'duration_s', 'series_key', 'analysis_key', 'analysis_version', 'updated_at'],
     indexes: [
       { fields: ['user_id', 'start'] },
       { fields: ['user_id', 'local_date'] },

@@ -45,8 +45,14 @@ export type SelectedActivity = Pick<ActivityRecord, (typeof SELECTED_FIELDS)[num
 /** The user's activities matching the selection, oldest first, as SELECTED_FIELDS. */
 export async function matchingActivities(store: Store, userId: string, selection: Selection): Promise<SelectedActivity[]> {
   const found = await store.activities.findFields(selectionFilter(userId, selection), SELECTED_FIELDS, { sort: { start: 1 } });
-  // The prefix pre-selects (`cycling` also admits `cycling_x`); containment decides.
-  return selection.sports.length === 0 ? found : found.filter((record) => sportMatchesAny(record.sport, selection.sports));
+  // The prefix pre-selects (`cycling` also admits `cycling_x`); containment decides, once per distinct sport.
+  if (selection.sports.length === 0) return found;
+  const contained = new Map<string, boolean>();
+  return found.filter((record) => {
+    let matches = contained.get(record.sport);
+    if (matches === undefined) contained.set(record.sport, matches = sportMatchesAny(record.sport, selection.sports));
+    return matches;
+  });
 }
 
 /** The store filter that pre-selects the selection's activities (sport by prefix, the local dates). */

@@ -78,7 +78,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   async insert(doc: T, session?: ClientSession): Promise<void> {
-    checkDoc(doc, `${this.name}.insert`);
+    checkDoc(doc, this.name, 'insert');
     checkOwnedDoc(this.name, doc, 'insert');
     await this.attempt(() => this.native.insertOne(toStored(writtenDoc(doc, this.name)), { session }));
   }
@@ -169,7 +169,7 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
   }
 
   async put(doc: T, session?: ClientSession): Promise<void> {
-    checkDoc(doc, `${this.name}.put`);
+    checkDoc(doc, this.name, 'put');
     checkOwnedDoc(this.name, doc, 'put');
     const { _id, ...fields } = toStored(writtenDoc(doc, this.name));
     // An upsert on a sharded collection names the whole shard key, so mongos routes it to one shard.

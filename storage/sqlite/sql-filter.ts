@@ -14,8 +14,15 @@
  *   `%`, `_` and regex characters in the prefix are plain characters.
  * The comparison's `json_extract(doc, '$.f') op ?` term is written exactly as the expression
  * indexes are, so the planner can use them (test/storage/sqlite.test.ts checks one plan).
+ *
+ * A projected field (schema.ts `projected`) is read from its own column instead, which holds what
+ * `json_extract` would give (the field holds only a string, a number or null), and `typeof` of it is
+ * `json_type` wherever a type test looks (text, integer, real; never a match for null or missing): such a
+ * query parses no document. Its indexes are on the column too.
  */
 import type { Predicate, SortKey, Value } from '../query.js';
+import { SCHEMA } from '../schema.js';
+import type { CollectionName } from '../store.js';
 
 export type SqlValue = string | number | null;
 
@@ -30,13 +37,21 @@ interface Operand {
   type: string;
 }
 
-/** The indexed expression for a field: shared with the CREATE INDEX statements. */
-export function fieldExpression(field: string): string {
-  return field === 'id' ? 'id' : `json_extract(doc, '$.${field}')`;
+/** Whether `collection` keeps `field` in a column of its own (schema.ts `projected`). */
+export function isProjected(collection: string, field: string): boolean {
+  return SCHEMA[collection as CollectionName]?.projected?.includes(field) ?? false;
 }
 
-function operand(field: string): Operand {
-  return field === 'id' ? { value: 'id', type: `'text'` } : { value: fieldExpression(field), type: `json_type(doc, '$.${field}')` };
+/** The indexed expression for a field of `collection`: shared with the CREATE INDEX statements. */
+export function fieldExpression(field: string, collection: string): string {
+  if (field === 'id') return 'id';
+  return isProjected(collection, field) ? `"${field}"` : `json_extract(doc, '$.${field}')`;
+}
+
+function operand(field: string, table: string): Operand {
+  if (field === 'id') return { value: 'id', type: `'text'` };
+  const value = fieldExpression(field, table);
+  return { value, type: isProjected(table, field) ? `typeof(${value})` : `json_type(doc, '$.${field}')` };
 }
 
 /** `json_each` arguments for a field, qualified with the table name (json_each has its own `id` column). */
@@ -97,30 +112,30 @@ function compile(p: Predicate, table: string, params: SqlValue[]): string {
       return `(${p.items.map((item) => compile(item, table, params)).join(p.op === 'and' ? ' AND ' : ' OR ')})`;
     }
     case 'eq':
-      return p.value === null ? `${operand(p.field).value} IS NULL` : compare(operand(p.field), '=', p.value, params);
+      return p.value === null ? `${operand(p.field, table).value} IS NULL` : compare(operand(p.field, table), '=', p.value, params);
     case 'ne':
       return p.value === null
-        ? `${operand(p.field).value} IS NOT NULL`
-        : `NOT IFNULL(${compare(operand(p.field), '=', p.value, params)}, 0)`;
+        ? `${operand(p.field, table).value} IS NOT NULL`
+        : `NOT IFNULL(${compare(operand(p.field, table), '=', p.value, params)}, 0)`;
     case 'gt': case 'gte': case 'lt': case 'lte':
-      return compare(operand(p.field), RANGE_SQL[p.op], p.value, params);
+      return compare(operand(p.field, table), RANGE_SQL[p.op], p.value, params);
     case 'in':
-      return inList(operand(p.field), p.values, params);
+      return inList(operand(p.field, table), p.values, params);
     case 'nin':
-      return `NOT IFNULL(${inList(operand(p.field), p.values, params)}, 0)`;
+      return `NOT IFNULL(${inList(operand(p.field, table), p.values, params)}, 0)`;
     case 'all': {
       if (p.values.length === 0) return '0';
-      const on = operand(p.field);
+      const on = operand(p.field, table);
       const each = p.values.map((v) => `EXISTS (SELECT 1 FROM json_each(${elements(table, p.field)}) AS e WHERE ${compare(ELEMENT, '=', v, params)})`);
       return `(${on.type} <> 'object' AND ${each.join(' AND ')})`;
     }
     case 'any': {
       if (p.values.length === 0) return '0';
-      const on = operand(p.field);
+      const on = operand(p.field, table);
       return `(${on.type} <> 'object' AND EXISTS (SELECT 1 FROM json_each(${elements(table, p.field)}) AS e WHERE ${inList(ELEMENT, p.values, params)}))`;
     }
     case 'prefix': {
-      const on = operand(p.field);
+      const on = operand(p.field, table);
       params.push(p.prefix, p.prefix);
       return `(${on.type} = 'text' AND substr(${on.value}, 1, length(?)) = ?)`;
     }
@@ -134,7 +149,7 @@ export function whereClause(predicate: Predicate, table: string): SqlWhere {
 }
 
 /** ORDER BY for a parsed sort (which already ends with the id tie-breaker), or '' when unsorted. */
-export function orderBy(keys: readonly SortKey[]): string {
+export function orderBy(keys: readonly SortKey[], collection: string): string {
   if (keys.length === 0) return '';
-  return ` ORDER BY ${keys.map(([field, direction]) => `${fieldExpression(field)} ${direction === 1 ? 'ASC' : 'DESC'}`).join(', ')}`;
+  return ` ORDER BY ${keys.map(([field, direction]) => `${fieldExpression(field, collection)} ${direction === 1 ? 'ASC' : 'DESC'}`).join(', ')}`;
 }

@@ -1,7 +1,9 @@
 /**
  * One collection of the SQLite backend: a `(id TEXT PRIMARY KEY, doc TEXT NOT NULL)` table of JSON
  * documents, plus one column per derived field (schema.ts `derived`; NULL when absent), which is merged
- * into the document on every read and read alone by `findFields` without parsing the document. Every operation has a synchronous form (`…Now`) that the store's transactions
+ * into the document on every read and read alone by `findFields` without parsing the document, and one
+ * column per projected field (schema.ts `projected`; a copy of the document's value, NULL when missing or
+ * null), written with the document and read by filters, sorts and `findFields` instead of it. Every operation has a synchronous form (`…Now`) that the store's transactions
  * (batch, deleteUser) call directly — better-sqlite3 transactions cannot span an `await` — and the
  * port's async form around it. Read-then-write operations run in an IMMEDIATE transaction, which
  * takes the write lock first, so a conditional `updateOne` is atomic across connections and
@@ -14,7 +16,7 @@ import {
 } from '../store.js';
 import { keyFilter, parseFields, parseFilter, parsePage, parseSort, type SortKey } from '../query.js';
 import { SCHEMA } from '../schema.js';
-import { applyChange, checkDoc, isEmptyChange, parseWrite, writtenDoc } from '../apply-change.js';
+import { applyChange, checkDoc, isEmptyChange, parseWrite, projectedValue, writtenDoc } from '../apply-change.js';
 import { checkGetById, checkOwnedDoc, checkOwnedFilter } from '../shard-keys.js';
 import { orderBy, whereClause, type SqlValue, type SqlWhere } from './sql-filter.js';
 
@@ -41,6 +43,9 @@ function fieldValue(type: string, value: unknown): unknown {
   }
 }
 
+/** The type findFields selects for a value read as it is (a number: no string made per row). */
+const AS_IS = 1;
+
 const UNIQUE_VIOLATIONS = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
 export class SqliteCollection<T extends Doc> implements Collection<T> {
@@ -48,14 +53,24 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   private readonly derived: readonly string[];
   /** `doc` and the derived fields' columns: what every whole-document read selects. */
   private readonly docColumns: string;
-  /** Rewrites a document and its derived columns: `doc = ?, "<field>" = ? …` with the id last. */
+  private readonly projected: readonly string[];
+  /** The columns a whole-document write sets after `doc`: the projected fields'. */
+  private readonly written: string[];
+  /** Rewrites a document, its derived and its projected columns: `doc = ?, "<field>" = ? …` with the id last. */
   private readonly rewrite: string;
 
   constructor(private readonly handle: SqliteHandle, readonly name: CollectionName) {
     this.table = `"${name}"`;
     this.derived = SCHEMA[name].derived ?? [];
+    this.projected = SCHEMA[name].projected ?? [];
     this.docColumns = ['doc', ...this.derived.map((field) => `"${field}"`)].join(', ');
-    this.rewrite = `UPDATE ${this.table} SET ${['doc', ...this.derived.map((field) => `"${field}"`)].map((column) => `${column} = ?`).join(', ')} WHERE id = ?`;
+    this.written = this.projected.map((field) => `"${field}"`);
+    this.rewrite = `UPDATE ${this.table} SET ${['doc', ...this.derived.map((field) => `"${field}"`), ...this.written].map((column) => `${column} = ?`).join(', ')} WHERE id = ?`;
+  }
+
+  /** The projected columns' values of a document, in `projected` order. */
+  private projectedValues(doc: object): (string | number | null)[] {
+    return this.projected.map((field) => projectedValue((doc as Record<string, unknown>)[field]));
   }
 
   private where(filter: Filter<T>): SqlWhere {
@@ -79,7 +94,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const { id } = next;
     const plain = JSON.stringify(writtenDoc(next, this.name));
     const columns = this.derived.map((field) => ((next as Record<string, unknown>)[field] ?? null) as string | number | null);
-    this.write(() => this.handle.prepare(this.rewrite).run(plain, ...columns, id));
+    this.write(() => this.handle.prepare(this.rewrite).run(plain, ...columns, ...this.projectedValues(next), id));
     const written = JSON.parse(plain) as Record<string, unknown>;
     for (const [i, field] of this.derived.entries()) if (columns[i] !== null) written[field] = columns[i];
     return written as T;
@@ -99,19 +114,22 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   insertNow(doc: T): void {
-    checkDoc(doc, `${this.name}.insert`);
+    checkDoc(doc, this.name, 'insert');
     checkOwnedDoc(this.name, doc, 'insert');
     const json = JSON.stringify(writtenDoc(doc, this.name));
-    this.write(() => this.handle.prepare(`INSERT INTO ${this.table} (id, doc) VALUES (?, ?)`).run(doc.id, json));
+    this.write(() => this.handle.prepare(`INSERT INTO ${this.table} (${['id', 'doc', ...this.written].join(', ')}) VALUES (${['?', '?', ...this.written.map(() => '?')].join(', ')})`)
+      .run(doc.id, json, ...this.projectedValues(doc)));
   }
 
   putNow(doc: T): void {
-    checkDoc(doc, `${this.name}.put`);
+    checkDoc(doc, this.name, 'put');
     checkOwnedDoc(this.name, doc, 'put');
     const json = JSON.stringify(writtenDoc(doc, this.name));
+    const replaced = [...this.docColumns.split(', '), ...this.written];
     this.write(() => this.handle.prepare(
-      `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET ${this.docColumns.split(', ').map((column) => `${column} = excluded.${column}`).join(', ')}`,
-    ).run(doc.id, json));
+      `INSERT INTO ${this.table} (${['id', 'doc', ...this.written].join(', ')}) VALUES (${['?', '?', ...this.written.map(() => '?')].join(', ')}) ` +
+      `ON CONFLICT (id) DO UPDATE SET ${replaced.map((column) => `${column} = excluded.${column}`).join(', ')}`,
+    ).run(doc.id, json, ...this.projectedValues(doc)));
   }
 
   insertIfAbsentNow(doc: T, key: (keyof T & string)[]): InsertOutcome<T> {
@@ -137,7 +155,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const paged = limit !== null || offset > 0;
     const page = paged ? ' LIMIT ? OFFSET ?' : '';
     return {
-      sql: `SELECT ${columns} FROM ${this.table} WHERE ${sql}${orderBy(this.sort(options))}${page}`,
+      sql: `SELECT ${columns} FROM ${this.table} WHERE ${sql}${orderBy(this.sort(options), this.name)}${page}`,
       args: [...params, ...(paged ? [limit ?? -1, offset] : [])],
     };
   }
@@ -151,13 +169,15 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   /**
    * Two columns per field, its JSON type and `json_extract`'s value, so only objects and arrays are parsed;
-   * a derived field's column is read as it is, without touching the document.
+   * a derived field's column is read as it is, without touching the document, and so is a projected one's
+   * unless it is NULL (then the document says whether the field is null or missing).
    */
   findFieldsNow<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Pick<T, K>[] {
     const names = parseFields(fields);
     const columns = names.map((field) => {
-      if (field === 'id') return `'text', id`;
-      if (this.derived.includes(field)) return `iif("${field}" IS NULL, NULL, 'derived'), "${field}"`;
+      if (field === 'id') return `${AS_IS}, id`;
+      if (this.derived.includes(field)) return `iif("${field}" IS NULL, NULL, ${AS_IS}), "${field}"`;
+      if (this.projected.includes(field)) return `iif("${field}" IS NULL, json_type(doc, '$.${field}'), ${AS_IS}), "${field}"`;
       return `json_type(doc, '$.${field}'), json_extract(doc, '$.${field}')`;
     });
     const query = this.selectPage(columns.join(', '), filter, options);
@@ -166,8 +186,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return rows.map((row) => {
       const picked: Record<string, unknown> = {};
       for (let i = 0; i < names.length; i++) {
-        const type = row[2 * i] as string | null;
-        if (type !== null) picked[names[i]!] = fieldValue(type, row[2 * i + 1]);
+        const type = row[2 * i] as string | number | null;
+        if (type === AS_IS) picked[names[i]!] = row[2 * i + 1];
+        else if (type !== null) picked[names[i]!] = fieldValue(type as string, row[2 * i + 1]);
       }
       return picked as Pick<T, K>;
     });
@@ -182,7 +203,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   updateOneNow(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>): T | null {
     const parsed = parseWrite(change, this.name);
     const { sql, params } = this.where(filter);
-    const select = `SELECT ${this.docColumns} FROM ${this.table} WHERE ${sql}${orderBy(this.sort(options))} LIMIT 1`;
+    const select = `SELECT ${this.docColumns} FROM ${this.table} WHERE ${sql}${orderBy(this.sort(options), this.name)} LIMIT 1`;
     return this.handle.immediate(() => {
       const row = this.handle.prepare(select).get(...params) as DocRow | undefined;
       if (row === undefined) return null;

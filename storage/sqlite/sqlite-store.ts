@@ -24,43 +24,72 @@ const BUSY_TIMEOUT_MS = 5000;
 /** Prepared statements kept per connection (queries with long `$in` lists make many distinct texts). */
 const STATEMENT_CACHE_SIZE = 500;
 
-function schemaStatements(): string[] {
-  const statements: string[] = [];
-  for (const name of COLLECTION_NAMES) {
-    statements.push(`CREATE TABLE IF NOT EXISTS "${name}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
-    for (const index of SCHEMA[name].indexes) {
-      const columns = index.fields.map(fieldExpression).join(', ');
-      // A sparse unique index constrains only documents in which every field is present and not null.
-      // (A plain UNIQUE index lets NULLs repeat where MongoDB would not; the records never leave
-      // the fields of non-sparse unique indexes null.)
-      const partial = index.sparse ? ` WHERE ${index.fields.map((f) => `${fieldExpression(f)} IS NOT NULL`).join(' AND ')}` : '';
-      statements.push(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${indexName(name, index)}" ON "${name}" (${columns})${partial}`);
-    }
+/** The CREATE INDEX statement of each declared index of `name`, by index name (without IF NOT EXISTS: as sqlite_master keeps it). */
+function indexStatements(name: CollectionName): Map<string, string> {
+  const statements = new Map<string, string>();
+  for (const index of SCHEMA[name].indexes) {
+    const expression = (field: string) => fieldExpression(field, name);
+    const columns = index.fields.map(expression).join(', ');
+    // A sparse unique index constrains only documents in which every field is present and not null.
+    // (A plain UNIQUE index lets NULLs repeat where MongoDB would not; the records never leave
+    // the fields of non-sparse unique indexes null.)
+    const partial = index.sparse ? ` WHERE ${index.fields.map((f) => `${expression(f)} IS NOT NULL`).join(' AND ')}` : '';
+    statements.set(indexName(name, index), `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX "${indexName(name, index)}" ON "${name}" (${columns})${partial}`);
   }
-  return [...statements, ...BLOBS_SCHEMA];
-}
-
-/** One column per derived field (schema.ts), added to tables made before the field was declared. */
-function addDerivedColumns(db: Database.Database): void {
-  for (const name of COLLECTION_NAMES) {
-    const derived = SCHEMA[name].derived ?? [];
-    if (derived.length === 0) continue;
-    const columns = new Set((db.prepare(`PRAGMA table_info("${name}")`).all() as { name: string }[]).map((column) => column.name));
-    for (const field of derived) if (!columns.has(field)) db.exec(`ALTER TABLE "${name}" ADD COLUMN "${field}"`);
-  }
+  return statements;
 }
 
 /**
- * Drops the indexes a collection no longer declares (named by the `<collection>_by_` rule of schema.ts), so an
- * older database upgrades: activities' unique `(source_id, source_index)` became `(user_id, start, source_id, source_index)`.
+ * A collection's table: the id, the projected fields' columns, the document, the derived fields' columns.
+ * The projected columns come before the document so that a row's first bytes hold them: reading them never
+ * walks the document's overflow pages (a document with laps spans several).
+ */
+function tableColumns(name: CollectionName): string[] {
+  const { derived = [], projected = [] } = SCHEMA[name];
+  return ['id TEXT PRIMARY KEY', ...projected.map((field) => `"${field}"`), 'doc TEXT NOT NULL', ...derived.map((field) => `"${field}"`)];
+}
+
+/**
+ * Brings a table made before a field was declared to tableColumns: a derived field's column is added (NULL:
+ * nothing derived yet); projected columns that are missing or placed after the document rebuild the table
+ * once, each filled from its document's value (when it is one a projected field holds). Indexes are made
+ * again by createIndexes.
+ */
+function upgradeTable(db: Database.Database, name: CollectionName): void {
+  const { derived = [], projected = [] } = SCHEMA[name];
+  const columns = (db.prepare(`PRAGMA table_info("${name}")`).all() as { name: string }[]).map((column) => column.name);
+  for (const field of derived) if (!columns.includes(field)) db.exec(`ALTER TABLE "${name}" ADD COLUMN "${field}"`);
+  const doc = columns.indexOf('doc');
+  if (projected.every((field) => { const at = columns.indexOf(field); return at !== -1 && at < doc; })) return;
+  const rebuilt = `${name}__rebuilt`;
+  const kept = ['id', 'doc', ...derived].map((column) => `"${column}"`);
+  const filled = projected.map((field) => `iif(json_type(doc, '$.${field}') IN ('text', 'integer', 'real'), json_extract(doc, '$.${field}'), NULL)`);
+  db.exec(`DROP TABLE IF EXISTS "${rebuilt}"`);
+  db.exec(`CREATE TABLE "${rebuilt}" (${tableColumns(name).join(', ')})`);
+  db.exec(`INSERT INTO "${rebuilt}" (${[...kept, ...projected.map((field) => `"${field}"`)].join(', ')}) SELECT ${[...kept, ...filled].join(', ')} FROM "${name}"`);
+  db.exec(`DROP TABLE "${name}"`);
+  db.exec(`ALTER TABLE "${rebuilt}" RENAME TO "${name}"`);
+}
+
+/**
+ * Drops the indexes a collection no longer declares (named by the `<collection>_by_` rule of schema.ts), and
+ * those declared on other expressions (a field that became projected is indexed on its column), so an older
+ * database upgrades: activities' unique `(source_id, source_index)` became `(user_id, start, source_id,
+ * source_index)`; createIndexes makes them again.
  */
 function dropReplacedIndexes(db: Database.Database): void {
   for (const name of COLLECTION_NAMES) {
-    const declared = new Set(SCHEMA[name].indexes.map((index) => indexName(name, index)));
-    const existing = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`).all(name) as { name: string }[];
-    for (const { name: index } of existing) {
-      if (index.startsWith(`${name}_by_`) && !declared.has(index)) db.exec(`DROP INDEX "${index}"`);
+    const declared = indexStatements(name);
+    const existing = db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`).all(name) as { name: string; sql: string | null }[];
+    for (const { name: index, sql } of existing) {
+      if (index.startsWith(`${name}_by_`) && declared.get(index) !== sql) db.exec(`DROP INDEX "${index}"`);
     }
+  }
+}
+
+function createIndexes(db: Database.Database): void {
+  for (const name of COLLECTION_NAMES) {
+    for (const sql of indexStatements(name).values()) db.exec(sql.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
   }
 }
 
@@ -84,9 +113,13 @@ function connect(file: string): Database.Database {
     // crash of the process. (better-sqlite3 would default WAL databases to NORMAL.)
     db.pragma('synchronous = FULL');
     db.transaction(() => {
-      for (const sql of schemaStatements()) db.exec(sql);
+      for (const name of COLLECTION_NAMES) {
+        db.exec(`CREATE TABLE IF NOT EXISTS "${name}" (${tableColumns(name).join(', ')})`);
+        upgradeTable(db, name);
+      }
+      for (const sql of BLOBS_SCHEMA) db.exec(sql);
       dropReplacedIndexes(db);
-      addDerivedColumns(db);
+      createIndexes(db);
       addBlobColumns(db);
     }).immediate();
     return db;

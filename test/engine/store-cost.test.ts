@@ -124,7 +124,7 @@ sqlite("the model watermark's sorted reads follow an index (SQLite's plan sorts 
   const db = new Database(file!, { readonly: true });
   try {
     for (const [collection, stamp] of WATERMARKED) {
-      const sql = `SELECT ${fieldExpression(stamp)} FROM "${collection}" WHERE ${fieldExpression('user_id')} = ? ${orderBy(parseSort({ [stamp]: -1, id: -1 }))} LIMIT 1`;
+      const sql = `SELECT ${fieldExpression(stamp, collection)} FROM "${collection}" WHERE ${fieldExpression('user_id', collection)} = ? ${orderBy(parseSort({ [stamp]: -1, id: -1 }), collection)} LIMIT 1`;
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('user-10') as { detail: string }[]).map((row) => row.detail).join('; ');
       assert.not.match(plan, /TEMP B-TREE/, `${collection} by ${stamp}: ${plan}`);
       assert.match(plan, /USING (COVERING )?INDEX/, `${collection} by ${stamp}: ${plan}`);

@@ -8,7 +8,7 @@ import { brotliCompressSync } from 'node:zlib';
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import {
-  BatchConditionError, DuplicateKeyError, StoreUsageError, type Collection, type Filter, type FindOptions, type Store,
+  BatchConditionError, DuplicateKeyError, StoreUsageError, type ActivityRecord, type Collection, type Filter, type FindOptions, type Store,
 } from '../../storage/store.js';
 import { COLLECTION_NAMES, SCHEMA, shardKeyOf } from '../../storage/schema.js';
 import { beginUserDeletion, continueUserDeletion, deletionPayload } from '../../storage/user-deletion.js';
@@ -207,6 +207,45 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     await rejects(() => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { listing: { x: 1 } as never } }), StoreUsageError);
     await rejects(() => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { inc: { listing_version: 1 } }), StoreUsageError);
     assert.is((await activityOf('act1'))?.listing_version, 2);
+  });
+
+  test('answers projected fields as stored after every kind of write; filters and sorts see them; only scalars or null [StoreUsageError]', async () => {
+    // schema.ts `projected`: SQLite keeps them in columns of their own, which must follow every write.
+    const fold = ['id', 'sport', 'start', 'local_date', 'analysis_key', 'analysis_version'] as const;
+    const folded = (filter: Filter<ActivityRecord> = {}) =>
+      store.activities.findFields({ user_id: 'u1', ...filter }, fold, { sort: { start: 1 } });
+    await store.activities.insert(activity('act1', 'u1', { analysis_key: null as never }));
+    await store.activities.insert(activity('act2', 'u1', { start: T0 + 1, local_date: '2024-01-02', analysis_key: 'a2', analysis_version: 3 }));
+    assert.equal(await folded(), [
+      { id: 'act1', sport: 'cycling.road', start: T0, local_date: '2024-01-01', analysis_key: null as never },
+      { id: 'act2', sport: 'cycling.road', start: T0 + 1, local_date: '2024-01-02', analysis_key: 'a2', analysis_version: 3 },
+    ], 'insert: null is null, missing is missing');
+    await store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { sport: 'running', analysis_key: 'a1' }, inc: { analysis_version: 2 } });
+    await store.activities.updateMany({ user_id: 'u1', local_date: { $gte: '2024-01-02' } }, { unset: ['analysis_key'], set: { local_date: '2024-02-01' } });
+    assert.equal(await folded(), [
+      { id: 'act1', sport: 'running', start: T0, local_date: '2024-01-01', analysis_key: 'a1', analysis_version: 2 },
+      { id: 'act2', sport: 'cycling.road', start: T0 + 1, local_date: '2024-02-01', analysis_version: 3 },
+    ], 'updateOne and updateMany');
+    await store.activities.put({ ...(await activityOf('act2'))!, sport: 'cycling.gravel', analysis_key: 'p2' });
+    await store.batch([
+      { collection: 'activities', update: { id: 'act1', user_id: 'u1' }, change: { set: { local_date: '2024-03-01' }, unset: ['analysis_version'] } },
+      { collection: 'activities', insert: activity('act3', 'u1', { start: T0 - 1, sport: 'cycling', local_date: '2023-12-31' }) },
+    ]);
+    assert.equal(await folded({ sport: { $prefix: 'cycling' }, local_date: { $gte: '2023-12-31' } }), [
+      { id: 'act3', sport: 'cycling', start: T0 - 1, local_date: '2023-12-31' },
+      { id: 'act2', sport: 'cycling.gravel', start: T0 + 1, local_date: '2024-02-01', analysis_key: 'p2', analysis_version: 3 },
+    ], 'put and batch; a filter and a sort on projected fields');
+    assert.equal((await folded({ analysis_key: null as never })).map((row) => row.id), ['act3']);
+    assert.equal((await folded({ analysis_version: { $gt: 2 } })).map((row) => row.id), ['act2']);
+    assert.equal((await store.activities.find({ user_id: 'u1' }, { sort: { local_date: -1 } })).map((row) => row.id), ['act1', 'act2', 'act3']);
+    assert.is((await activityOf('act1'))?.local_date, '2024-03-01', 'the document says what the column says');
+
+    await rejects(() => store.activities.insert(activity('act4', 'u1', { sport: true as never })), StoreUsageError);
+    await rejects(() => store.activities.put(activity('act1', 'u1', { analysis_key: { key: 'x' } as never })), StoreUsageError);
+    await rejects(() => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { series_key: ['x'] as never } }), StoreUsageError);
+    await rejects(() => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { duration_s: Number.NaN } }), StoreUsageError);
+    await rejects(() => store.batch([{ collection: 'activities', insert: activity('act5', 'u1', { offset: false as never }) }]), StoreUsageError);
+    assert.is(await store.activities.count({ user_id: 'u1' }), 3);
   });
 
   test('rejects a second document with the same id [DuplicateKeyError]', async () => {

@@ -15,7 +15,8 @@ import { openSqliteStore } from '../../storage/sqlite/sqlite-store.js';
 import { whereClause } from '../../storage/sqlite/sql-filter.js';
 import { parseFilter } from '../../storage/query.js';
 import { storeContract } from './contract.js';
-import { activity, authorizationCode, user } from './records.js';
+import { SCHEMA } from '../../storage/schema.js';
+import { T0, activity, authorizationCode, user } from './records.js';
 import type { RaceWorkerData } from './sqlite-race-worker.js';
 import { FIXTURES } from '../support/paths.js';
 
@@ -130,6 +131,61 @@ test('adds a derived field\'s column to a table made before the field was declar
   await store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { listing: '{}', listing_version: 1 } });
   assert.equal(await store.activities.findFields({ id: 'act1', user_id: 'u1' }, ['listing', 'listing_version']), [{ listing: '{}', listing_version: 1 }]);
   await store.close();
+});
+
+test('reads projected fields from their own columns: a filtered, sorted findFields of them parses no document', async () => {
+  const file = freshFile();
+  const store = await openSqliteStore({ file });
+  await store.activities.insert(activity('act1', 'u1', { start: T0 + 1, analysis_key: 'a1', analysis_version: 4 }));
+  await store.activities.insert(activity('act2', 'u1', { local_date: '2024-01-02', analysis_key: null as never }));
+  // The documents lose the fields behind the store's back; only the columns still hold them.
+  const raw = new Database(file);
+  raw.exec(`UPDATE activities SET doc = json_remove(doc, '$.sport', '$.start', '$.local_date', '$.analysis_key', '$.analysis_version')`);
+  const filter = { user_id: 'u1', sport: { $prefix: 'cycling' }, local_date: { $gte: '2024-01-01' } };
+  const fields = ['id', 'sport', 'start', 'local_date', 'analysis_key', 'analysis_version'] as const;
+  assert.equal(await store.activities.findFields(filter, fields, { sort: { start: 1 } }), [
+    { id: 'act2', sport: 'cycling.road', start: T0, local_date: '2024-01-02' },
+    { id: 'act1', sport: 'cycling.road', start: T0 + 1, local_date: '2024-01-01', analysis_key: 'a1', analysis_version: 4 },
+  ], 'a NULL column asks the document whether the field is null or missing (here: gone from it)');
+  const { sql, params } = whereClause(parseFilter(filter), 'activities');
+  const plan = (raw.prepare(`EXPLAIN QUERY PLAN SELECT id FROM activities WHERE ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('; ');
+  assert.match(plan, /USING INDEX activities_by_user_id_(local_date|start)/, plan);
+  assert.not.match(sql, /doc/, sql);
+  raw.close();
+  await store.close();
+});
+
+test('rebuilds a table made before its projected fields: the columns before the document, filled, indexed', async () => {
+  const file = freshFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const old = new Database(file);
+  old.exec('CREATE TABLE "activities" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, "listing", "listing_version")');
+  old.exec(`CREATE INDEX "activities_by_user_id_start" ON "activities" (json_extract(doc, '$.user_id'), json_extract(doc, '$.start'))`);
+  const insert = old.prepare('INSERT INTO "activities" (id, doc, listing, listing_version) VALUES (?, ?, ?, ?)');
+  insert.run('act1', JSON.stringify(activity('act1', 'u1', { analysis_key: null as never })), '{"id":"act1"}', 3);
+  insert.run('act2', JSON.stringify(activity('act2', 'u1', { start: T0 + 1, analysis_key: 'k2', analysis_version: 7 })), null, null);
+  old.close();
+
+  const store = await openSqliteStore({ file });
+  assert.equal(await store.activities.findFields({ user_id: 'u1', start: { $gte: T0 } }, ['id', 'start', 'analysis_key', 'analysis_version', 'listing'], { sort: { start: -1 } }), [
+    { id: 'act2', start: T0 + 1, analysis_key: 'k2', analysis_version: 7 },
+    { id: 'act1', start: T0, analysis_key: null, listing: '{"id":"act1"}' },
+  ]);
+  assert.equal(await store.activities.findOne({ id: 'act1', user_id: 'u1' }), { ...activity('act1', 'u1', { analysis_key: null as never }), listing: '{"id":"act1"}', listing_version: 3 });
+  await store.close();
+
+  const db = new Database(file, { readonly: true });
+  const columns = (db.prepare('PRAGMA table_info("activities")').all() as { name: string }[]).map((column) => column.name);
+  assert.equal(columns, ['id', ...SCHEMA.activities.projected!, 'doc', 'listing', 'listing_version']);
+  const index = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'activities_by_user_id_start'`).get() as { sql: string }).sql;
+  assert.is(index, 'CREATE INDEX "activities_by_user_id_start" ON "activities" ("user_id", "start")');
+  const root = db.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'activities'`).pluck().get();
+  db.close();
+  const reopened = await openSqliteStore({ file });
+  await reopened.close();
+  const again = new Database(file, { readonly: true });
+  assert.is(again.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'activities'`).pluck().get(), root, 'rebuilt once, not on every start');
+  again.close();
 });
 
 /** A real FIT file (1 MB, multisport): an original upload as the store keeps it. */
