@@ -116,9 +116,6 @@ export interface Change<T> {
 
 export type InsertOutcome<T> = { inserted: true; doc: T } | { inserted: false; existing: T };
 
-/** A `findFields` row with field `B` as its UTF-8 bytes (absent where the document has no such field, or null there). */
-export type FieldBytes<R, B extends keyof R> = Omit<R, B> & { [F in B]?: Buffer };
-
 export interface Collection<T extends Doc> {
   /** Collection name as stored (table name in SQLite, collection name in MongoDB). */
   readonly name: string;
@@ -157,14 +154,6 @@ export interface Collection<T extends Doc> {
    * one field; names as in filters, else `StoreUsageError`.
    */
   findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Promise<Pick<T, K>[]>;
-
-  /**
-   * `findFields`, with the string field `bytes` (one of `fields`) as its UTF-8 bytes: a page assembled from
-   * stored JSON text writes them as they are, never decoded into a string and encoded again per request.
-   * SQLite reads the column as a blob; MongoDB encodes the string its driver decoded. A value there that is
-   * not a string is a `StoreUsageError`.
-   */
-  findFieldBytes<K extends keyof T & string, B extends K>(filter: Filter<T>, fields: readonly K[], bytes: B, options?: FindOptions<T>): Promise<FieldBytes<Pick<T, K>, B>[]>;
 
   count(filter: Filter<T>): Promise<number>;
 

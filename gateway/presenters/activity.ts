@@ -55,16 +55,15 @@ export function presentActivityDetails(record: ActivityRecord, principal: Princi
 }
 
 /**
- * The UTC span of a stored listing's bytes, read from its leading `{"id":…,"sport":…,"start":"…","end":"…"`
- * (ids and sports never hold a quote; a sport may be null), so a page can resolve its traces without reading
- * the documents. Pinned with the listing's JSON by test/gateway/activity-list.test.ts.
+ * The UTC span of a stored listing, read from its leading `{"id":…,"sport":…,"start":"…","end":"…"` (ids and
+ * sports never hold a quote; a sport may be null), so a page can resolve its traces without reading the
+ * documents. Pinned with the listing's JSON by test/gateway/activity-list.test.ts.
  */
-export function listingSpan(listing: Buffer): { start: number; end: number } {
+export function listingSpan(listing: string): { start: number; end: number } {
   const startAt = listing.indexOf(',"start":"') + 10;
   const endAt = listing.indexOf(',"end":"', startAt) + 8;
-  // The instants are ASCII: read as latin1, no UTF-8 decoding of the listing.
-  const start = Date.parse(listing.toString('latin1', startAt, listing.indexOf('"', startAt)));
-  const end = Date.parse(listing.toString('latin1', endAt, listing.indexOf('"', endAt)));
+  const start = Date.parse(listing.slice(startAt, listing.indexOf('"', startAt)));
+  const end = Date.parse(listing.slice(endAt, listing.indexOf('"', endAt)));
   if (startAt < 10 || endAt < 8 || !Number.isFinite(start) || !Number.isFinite(end)) throw new Error('listing: no start and end where the listing format puts them');
   return { start, end };
 }

@@ -61,7 +61,7 @@ export async function tracesByActivity(store: Store, userId: string, activities:
 
 /** services/listing-page.ts `resolve` for activities: each listing's `traces` as JSON text. */
 export function activityTracesResolver(store: Store, principal: Principal & { userId: string }) {
-  return async (entries: { id: string; listing: Buffer }[]): Promise<Map<string, string[]>> => {
+  return async (entries: { id: string; listing: string }[]): Promise<Map<string, string[]>> => {
     const spans = entries.map((entry) => ({ id: entry.id, ...listingSpan(entry.listing) }));
     const traces = await tracesByActivity(store, principal.userId, spans, principal);
     const write = jsonWriter(TRACES);

@@ -6,7 +6,7 @@
  */
 import { MongoServerError, type ClientSession, type Collection as MongoCollectionApi, type Document, type Filter as MongoFilter, type UpdateFilter } from 'mongodb';
 import {
-  DuplicateKeyError, StoreUsageError, type Change, type Collection, type CollectionName, type Doc, type FieldBytes, type Filter,
+  DuplicateKeyError, StoreUsageError, type Change, type Collection, type CollectionName, type Doc, type Filter,
   type FindOptions, type InsertOutcome,
 } from '../store.js';
 import { keyFilter, parseFields, parseFilter, parsePage, parseSort } from '../query.js';
@@ -139,17 +139,6 @@ export class MongoCollection<T extends Doc> implements Collection<T> {
         if (Object.hasOwn(stored, field)) row[name] = stored[field];
       }
       return row as Pick<T, K>;
-    });
-  }
-
-  /** `findFields`, then the string field `bytes` encoded: the driver has decoded it already. */
-  async findFieldBytes<K extends keyof T & string, B extends K>(filter: Filter<T>, fields: readonly K[], bytes: B, options?: FindOptions<T>): Promise<FieldBytes<Pick<T, K>, B>[]> {
-    if (!fields.includes(bytes)) throw new StoreUsageError(`${this.name}.findFieldBytes: ${bytes} is not one of the fields ${JSON.stringify(fields)}`);
-    return (await this.findFields(filter, fields, options)).map((row) => {
-      const { [bytes]: value, ...rest } = row as Record<string, unknown>;
-      if (value === undefined || value === null) return rest as FieldBytes<Pick<T, K>, B>;
-      if (typeof value !== 'string') throw new StoreUsageError(`${this.name}.findFieldBytes: ${bytes} holds ${typeof value}, not a string`);
-      return { ...rest, [bytes]: Buffer.from(value) } as FieldBytes<Pick<T, K>, B>;
     });
   }
 

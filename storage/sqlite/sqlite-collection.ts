@@ -9,8 +9,8 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import {
-  DuplicateKeyError, StoreUsageError, type Change, type Collection, type CollectionName, type Doc, type FieldBytes, type Filter,
-  type FindOptions, type InsertOutcome,
+  DuplicateKeyError, type Change, type Collection, type CollectionName, type Doc, type Filter, type FindOptions,
+  type InsertOutcome,
 } from '../store.js';
 import { keyFilter, parseFields, parseFilter, parsePage, parseSort, type SortKey } from '../query.js';
 import { SCHEMA } from '../schema.js';
@@ -154,23 +154,10 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
    * a derived field's column is read as it is, without touching the document.
    */
   findFieldsNow<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Pick<T, K>[] {
-    return this.fieldRows(filter, fields, null, options) as Pick<T, K>[];
-  }
-
-  /** `findFieldsNow`, with the string field `bytes` read as a blob: its stored UTF-8 bytes in a Buffer, never a string. */
-  findFieldBytesNow<K extends keyof T & string, B extends K>(filter: Filter<T>, fields: readonly K[], bytes: B, options?: FindOptions<T>): FieldBytes<Pick<T, K>, B>[] {
-    if (!fields.includes(bytes)) throw new StoreUsageError(`${this.name}.findFieldBytes: ${bytes} is not one of the fields ${JSON.stringify(fields)}`);
-    return this.fieldRows(filter, fields, bytes, options) as FieldBytes<Pick<T, K>, B>[];
-  }
-
-  private fieldRows(filter: Filter<T>, fields: readonly string[], bytes: string | null, options: FindOptions<T> | undefined): Record<string, unknown>[] {
     const names = parseFields(fields);
     const columns = names.map((field) => {
       if (field === 'id') return `'text', id`;
-      const derived = this.derived.includes(field);
-      // A blob's type is `typeof`'s ('text' for a string), so a value that is not a string is told apart.
-      if (field === bytes) return derived ? `typeof("${field}"), CAST("${field}" AS BLOB)` : `json_type(doc, '$.${field}'), CAST(json_extract(doc, '$.${field}') AS BLOB)`;
-      if (derived) return `iif("${field}" IS NULL, NULL, 'derived'), "${field}"`;
+      if (this.derived.includes(field)) return `iif("${field}" IS NULL, NULL, 'derived'), "${field}"`;
       return `json_type(doc, '$.${field}'), json_extract(doc, '$.${field}')`;
     });
     const query = this.selectPage(columns.join(', '), filter, options);
@@ -180,13 +167,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       const picked: Record<string, unknown> = {};
       for (let i = 0; i < names.length; i++) {
         const type = row[2 * i] as string | null;
-        if (names[i] === bytes && type !== 'text') {
-          if (type === null || type === 'null') continue; // typeof gives 'null' for a NULL column: no such field
-          throw new StoreUsageError(`${this.name}.findFieldBytes: ${bytes} holds ${type}, not a string`);
-        }
         if (type !== null) picked[names[i]!] = fieldValue(type, row[2 * i + 1]);
       }
-      return picked;
+      return picked as Pick<T, K>;
     });
   }
 
@@ -248,10 +231,6 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   async findFields<K extends keyof T & string>(filter: Filter<T>, fields: readonly K[], options?: FindOptions<T>): Promise<Pick<T, K>[]> {
     return this.findFieldsNow(filter, fields, options);
-  }
-
-  async findFieldBytes<K extends keyof T & string, B extends K>(filter: Filter<T>, fields: readonly K[], bytes: B, options?: FindOptions<T>): Promise<FieldBytes<Pick<T, K>, B>[]> {
-    return this.findFieldBytesNow(filter, fields, bytes, options);
   }
 
   async count(filter: Filter<T>): Promise<number> {

@@ -413,28 +413,6 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.equal(row, { sport: json, summary: ride.summary, laps: ride.laps, app_metadata: ride.app_metadata, distance: 40_000.5, tags: ['race'] });
   });
 
-  test('findFieldBytes answers a string field as its UTF-8 bytes, derived or not, the other fields as findFields does', async () => {
-    const listing = '{"x":"\\u00e9 é 🚴"}';
-    await store.activities.insert(activity('act1', 'u1', { sport: 'cycling.road' }));
-    await store.activities.insert(activity('act2', 'u1', { start: T0 + 1 }));
-    await store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { listing, listing_version: 2 } });
-    const rows = await store.activities.findFieldBytes({ user_id: 'u1' }, ['id', 'listing', 'listing_version'], 'listing', { sort: { start: -1 } });
-    assert.equal(rows.map((row) => ({ ...row, listing: row.listing && [Buffer.isBuffer(row.listing), row.listing.toString()] })), [
-      { id: 'act2', listing: undefined }, { id: 'act1', listing: [true, listing], listing_version: 2 },
-    ]);
-    assert.ok(!('listing' in rows[0]!), 'a missing field is missing');
-    const [sport] = await store.activities.findFieldBytes({ user_id: 'u1', id: 'act1' }, ['sport'], 'sport');
-    assert.ok(Buffer.isBuffer(sport?.sport) && sport.sport.equals(Buffer.from('cycling.road')), 'a field of the document');
-    assert.equal(await store.activities.findFieldBytes({ user_id: 'u1' }, ['id', 'listing'], 'listing', { limit: 0 }), []);
-  });
-
-  test('findFieldBytes refuses a field that is not named or not a string [StoreUsageError]', async () => {
-    await store.activities.insert(activity('act1', 'u1'));
-    await rejects(() => store.activities.findFieldBytes({ user_id: 'u1' }, ['id'], 'sport' as 'id'), StoreUsageError);
-    await rejects(() => store.activities.findFieldBytes({ user_id: 'u1' }, ['id', 'distance'], 'distance'), StoreUsageError);
-    await rejects(() => store.activities.findFieldBytes({ user_id: 'u1' }, ['tags'], 'tags'), StoreUsageError);
-  });
-
   test('findFields refuses an empty, repeated or hostile field list [StoreUsageError]', async () => {
     await ids({});
     for (const fields of [[], ['s', 's'], ['a.b'], ["s') --"], [1]] as unknown as (keyof Probe)[][]) {
