@@ -56,15 +56,15 @@ export function presentActivityDetails(record: ActivityRecord, principal: Princi
 
 /**
  * The UTC span of a stored listing, read from its leading `{"id":…,"sport":…,"start":"…","end":"…"` (ids and
- * sports never hold a quote; a sport may be null), so a page can resolve its traces without reading the
- * documents. Pinned with the listing's JSON by test/gateway/activity-list.test.ts.
+ * sports never hold a quote), so a page can resolve its traces without reading the documents. Pinned with the
+ * listing's JSON by test/gateway/activity-list.test.ts.
  */
 export function listingSpan(listing: string): { start: number; end: number } {
-  const startAt = listing.indexOf(',"start":"') + 10;
-  const endAt = listing.indexOf(',"end":"', startAt) + 8;
+  const startAt = listing.indexOf('","start":"') + 11;
+  const endAt = listing.indexOf('","end":"', startAt) + 9;
   const start = Date.parse(listing.slice(startAt, listing.indexOf('"', startAt)));
   const end = Date.parse(listing.slice(endAt, listing.indexOf('"', endAt)));
-  if (startAt < 10 || endAt < 8 || !Number.isFinite(start) || !Number.isFinite(end)) throw new Error('listing: no start and end where the listing format puts them');
+  if (startAt < 11 || endAt < 9 || !Number.isFinite(start) || !Number.isFinite(end)) throw new Error('listing: no start and end where the listing format puts them');
   return { start, end };
 }
 

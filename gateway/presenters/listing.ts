@@ -4,8 +4,8 @@
  * parsed records presented again. A listing is the presented summary cut before its read-time tail: fields
  * spliced in per request, last in every listed shape — the caller-dependent `app_metadata` and, for an
  * activity, its `traces` (written separately, so never stored with it). It holds nothing caller-dependent,
- * so it is never wrong for another caller. A page is written from the listings' stored UTF-8 bytes and each
- * entry's tail (`listingTail`), never one string of the whole page (services/listing-page.ts).
+ * so it is never wrong for another caller. A page writes each listing and its entry's tail (`listingTail`)
+ * into one buffer, never one string of the whole page (services/listing-page.ts).
  * test/gateway/activity-list.test.ts checks pages against the presenters byte for byte.
  */
 import type { JsonObject } from '../../storage/store.js';
