@@ -5,47 +5,53 @@
  * then `threshold serve` as `npm start` runs it, with one HTTP process per core (GATEWAY_PROCESSES) on the
  * same data.
  *
- * The real stack (test/support/stack.ts) on loopback over SQLite, one user with 500 activities: the real
- * FIT rides and run of test/fixtures/fit ingested through the API, their records then copied (new ids, one
- * day apart) so each page holds realistic summaries and laps. autocannon fires the requests from a worker
- * thread, so the gateway keeps the main thread to itself (the cores are still shared). Absolute figures
- * are indicative; the ratio to /healthz is the figure to compare across machines.
+ * The real stack (test/support/stack.ts) on loopback over SQLite, two users with 500 activities each:
+ * - corpus: the copied FIT corpus (test/fixtures/fit, every folder) imported as a user would, with
+ *   `threshold import`, its activities then copied (new ids, one day apart) up to 500: real lap counts, up to
+ *   dozens of laps an item, each with its summary blocks;
+ * - synthetic: four fixture rides and a run uploaded through the API and copied the same way (few laps).
+ * Each line gives the page's bytes, its items and their lap counts. autocannon fires the requests from a
+ * worker thread, so the gateway keeps the main thread to itself (the cores are still shared). Absolute
+ * figures are indicative; the ratio to /healthz is the figure to compare across machines.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import autocannon, { type Result } from 'autocannon';
 import type { ActivityRecord } from '../storage/store.js';
 import { newId } from '../storage/ids.js';
+import { openStore } from '../storage/open-store.js';
+import { createUser } from '../gateway/services/accounts.js';
 import { localDate } from '../domain/time.js';
+import { fixtureKeys, fitCorpusPath } from '../test/support/fit-corpus.js';
 import { startStack, tempDir, type TestStack } from '../test/support/stack.js';
 import { startProcess } from '../test/support/processes.js';
 import { settled, upload } from '../test/support/uploads.js';
 import { REPO_ROOT } from './support.js';
 
-export const question = 'GET /api/v1/activities/?limit=50 vs /healthz, 500 activities (autocannon, loopback): one gateway process, then threshold serve with one HTTP process per core';
+export const question = 'GET /api/v1/activities/?limit=50 vs /healthz, 500 activities of the imported corpus and 500 synthetic (autocannon, loopback): one gateway process, then threshold serve with one HTTP process per core';
 
 const ACTIVITIES = 500;
 const CONNECTIONS = [16, 64, 200];
-const SECONDS = 10;
+/** Seconds per figure (LIST_BENCH_SECONDS shortens a trial run). */
+const SECONDS = Number(process.env.LIST_BENCH_SECONDS ?? 10);
 const DAY_MS = 86_400_000;
 const FIXTURES = ['sweatpy/4078723797.fit', 'sweatpy/4801048867.fit', 'sweatpy/6449921903_ACTIVITY.fit', 'python-fitparse/garmin-fenix-5-run.fit'];
 
-/** Uploads the fixtures, then copies their records until the user has `ACTIVITIES`, newest today. */
-export async function seed(stack: TestStack, token: string, userId: string): Promise<void> {
-  const ingested: ActivityRecord[] = [];
-  for (const fixture of FIXTURES) {
-    const bytes = readFileSync(path.join(REPO_ROOT, 'test/fixtures/fit', fixture));
-    const response = await upload(stack, token, [{ name: path.basename(fixture), bytes }]);
-    const { sources } = (await response.json()) as { sources: { id: string }[] };
-    const source = await settled(stack, token, sources[0]!.id, 60_000);
-    if (source.status !== 'processed') throw new Error(`bench: ${fixture} was not processed (${source.status})`);
-    for (const id of source.activity_ids) ingested.push((await stack.store.activities.findOne({ id, user_id: userId }))!);
-  }
+interface Dataset {
+  label: string;
+  token: string;
+}
+
+/** Copies `models` round-robin (new ids, one day apart, newest today) until the user has `ACTIVITIES`. */
+async function replicate(stack: TestStack, userId: string, models: ActivityRecord[]): Promise<void> {
+  if (models.length === 0) throw new Error('bench: no activity to copy');
   const today = Date.now();
-  for (let k = ingested.length; k < ACTIVITIES; k++) {
-    const model = ingested[k % ingested.length]!;
+  for (let k = models.length; k < ACTIVITIES; k++) {
+    const model = models[k % models.length]!;
     const start = today - k * DAY_MS;
     await stack.store.activities.insert({
       ...model,
@@ -57,6 +63,40 @@ export async function seed(stack: TestStack, token: string, userId: string): Pro
       laps: model.laps && model.laps.map((lap) => ({ ...lap, start: lap.start - model.start + start, end: lap.end - model.start + start })),
     });
   }
+}
+
+/** Uploads the four synthetic-set fixtures through the API, then copies their records up to `ACTIVITIES`. */
+export async function seed(stack: TestStack, token: string, userId: string): Promise<void> {
+  const ingested: ActivityRecord[] = [];
+  for (const fixture of FIXTURES) {
+    const bytes = readFileSync(path.join(REPO_ROOT, 'test/fixtures/fit', fixture));
+    const response = await upload(stack, token, [{ name: path.basename(fixture), bytes }]);
+    const { sources } = (await response.json()) as { sources: { id: string }[] };
+    const source = await settled(stack, token, sources[0]!.id, 60_000);
+    if (source.status !== 'processed') throw new Error(`bench: ${fixture} was not processed (${source.status})`);
+    for (const id of source.activity_ids) ingested.push((await stack.store.activities.findOne({ id, user_id: userId }))!);
+  }
+  await replicate(stack, userId, ingested);
+}
+
+/** A new user in `dataDir`'s store with the copied corpus imported by `threshold import` (before the stack starts). */
+async function importCorpus(dataDir: string): Promise<{ userId: string; processed: number }> {
+  const store = await openStore({ mongodbUri: null, sqliteFile: path.join(dataDir, 'threshold.sqlite') });
+  const { id: userId } = await createUser(store, { email: 'list-bench-corpus@example.com' });
+  await store.close();
+  const folders = [...new Set(fixtureKeys().map((key) => path.dirname(fitCorpusPath(key))))].sort();
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'dist/cli/threshold.js'), 'import', '--user', userId, ...folders], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { userId, processed: (JSON.parse(stdout) as { processed: number }).processed };
+}
+
+/** Newest first, as the list answers them: the user's activities, copied round-robin up to `ACTIVITIES`. */
+async function replicateImported(stack: TestStack, userId: string): Promise<number> {
+  const imported = await stack.store.activities.find({ user_id: userId }, { sort: { start: -1 } });
+  await replicate(stack, userId, imported);
+  return imported.length;
 }
 
 async function fire(url: string, connections: number, headers: Record<string, string> = {}): Promise<Result> {
@@ -88,20 +128,33 @@ async function waitUntilServing(baseUrl: string): Promise<void> {
   }
 }
 
-/** The list and /healthz at each connection count, one line each. */
-async function measure(baseUrl: string, token: string, label: string): Promise<string[]> {
+/** The first page of `dataset`'s list, checked: its bytes, items and their lap counts. */
+async function describePage(list: string, dataset: Dataset): Promise<string> {
+  const first = await fetch(list, { headers: { authorization: `Bearer ${dataset.token}` } });
+  const bytes = Buffer.from(await first.arrayBuffer());
+  const page = JSON.parse(bytes.toString()) as { laps: unknown[] | null }[];
+  if (!first.ok || page.length !== 50) throw new Error(`bench: the ${dataset.label} list answered ${first.status} with ${page.length} activities`);
+  const laps = page.map((item) => item.laps?.length ?? 0);
+  const mean = laps.reduce((sum, count) => sum + count, 0) / laps.length;
+  return `${dataset.label} page of ${page.length} items = ${bytes.length} bytes, laps per item max ${Math.max(...laps)} mean ${mean.toFixed(1)}`;
+}
+
+/** Each data set's list and /healthz at each connection count, one line each. */
+async function measure(baseUrl: string, datasets: Dataset[], label: string): Promise<string[]> {
   const list = `${baseUrl}/api/v1/activities/?limit=50`;
-  const auth = { authorization: `Bearer ${token}` };
-  const first = await fetch(list, { headers: auth });
-  const page = (await first.json()) as unknown[];
-  if (!first.ok || page.length !== 50) throw new Error(`bench: the list answered ${first.status} with ${page.length} activities`);
-  await fire(list, 16, auth); // warm-up (JIT, statement cache, the stored listings)
-  const lines = [`${label}: page of 50 = ${JSON.stringify(page).length} bytes; ${SECONDS} s per figure`];
+  const lines = [`${label}; ${SECONDS} s per figure`];
+  for (const dataset of datasets) {
+    lines.push(await describePage(list, dataset));
+    await fire(list, 16, { authorization: `Bearer ${dataset.token}` }); // warm-up (JIT, statement cache, the stored listings)
+  }
   for (const connections of CONNECTIONS) {
     const health = await fire(`${baseUrl}/healthz`, connections);
-    const listed = await fire(list, connections, auth);
-    const ratio = listed.requests.average / health.requests.average;
-    lines.push(`${connections} connections: list ${figures(listed)}; /healthz ${figures(health)}; list/healthz ${ratio.toFixed(3)}`);
+    lines.push(`${connections} connections: /healthz ${figures(health)}`);
+    for (const dataset of datasets) {
+      const listed = await fire(list, connections, { authorization: `Bearer ${dataset.token}` });
+      const ratio = listed.requests.average / health.requests.average;
+      lines.push(`  ${dataset.label} list ${figures(listed)}; list/healthz ${ratio.toFixed(3)} (1/${(1 / ratio).toFixed(1)})`);
+    }
   }
   return lines;
 }
@@ -111,14 +164,20 @@ export async function run(): Promise<string> {
   // issuer of both runs: the served processes listen elsewhere but accept the same tokens.
   const stackPort = await freePort();
   const env = { DATA_DIR: tempDir('threshold-list-bench-'), BASE_URL: `http://127.0.0.1:${stackPort}` };
+  const corpus = await importCorpus(env.DATA_DIR);
   const stack = await startStack({ ...env, PORT: String(stackPort) });
   const lines: string[] = [];
-  let token: string;
+  let datasets: Dataset[];
   try {
-    const user = await stack.userWithToken(['activities:read', 'activities:write']);
-    token = user.token;
-    await seed(stack, token, user.userId);
-    lines.push(...(await measure(stack.baseUrl, token, 'one gateway process')));
+    const imported = await replicateImported(stack, corpus.userId);
+    const corpusToken = (await stack.userWithToken(['activities:read'], { userId: corpus.userId })).token;
+    const synthetic = await stack.userWithToken(['activities:read', 'activities:write']);
+    await seed(stack, synthetic.token, synthetic.userId);
+    datasets = [
+      { label: `corpus (${corpus.processed} files imported, ${imported} activities, copied to ${ACTIVITIES})`, token: corpusToken },
+      { label: `synthetic (${FIXTURES.length} fixtures uploaded, copied to ${ACTIVITIES})`, token: synthetic.token },
+    ];
+    lines.push(...(await measure(stack.baseUrl, datasets, 'one gateway process')));
   } finally {
     await stack.close();
   }
@@ -128,7 +187,7 @@ export async function run(): Promise<string> {
   try {
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitUntilServing(baseUrl);
-    lines.push(...(await measure(baseUrl, token, `threshold serve, ${availableParallelism()} HTTP processes`)));
+    lines.push(...(await measure(baseUrl, datasets, `threshold serve, ${availableParallelism()} HTTP processes`)));
   } finally {
     await service.stop();
   }

@@ -4,7 +4,8 @@
  * parsed records presented again. A listing is the presented summary cut before its read-time tail: fields
  * spliced in per request, last in every listed shape — the caller-dependent `app_metadata` and, for an
  * activity, its `traces` (written separately, so never stored with it). It holds nothing caller-dependent,
- * so it is never wrong for another caller.
+ * so it is never wrong for another caller. A page writes each listing and its entry's tail (`listingTail`)
+ * into one buffer, never one string of the whole page (services/listing-page.ts).
  * test/gateway/activity-list.test.ts checks pages against the presenters byte for byte.
  */
 import type { JsonObject } from '../../storage/store.js';
@@ -22,11 +23,11 @@ export function listingOf(presented: { app_metadata: null }, tail: readonly stri
 }
 
 /**
- * One entry of a page: the listing, then the tail's read-time values (JSON text in `tail` order, all but the
- * last; a missing one is null) and the caller's own metadata (or null) as the last field.
+ * What follows a listing in its page entry: the tail's read-time values (JSON text in `tail` order, all but
+ * the last; a missing one is null) and the caller's own metadata (or null) as the last field, closing the entry.
  */
-export function listingEntry(listing: string, tail: readonly string[], values: readonly string[], metadata: JsonObject | null): string {
-  let entry = listing;
-  for (let i = 0; i < tail.length - 1; i++) entry += `"${tail[i]}":${values[i] ?? 'null'},`;
-  return `${entry}"${tail[tail.length - 1]}":${metadata === null ? 'null' : JSON.stringify(metadata)}}`;
+export function listingTail(tail: readonly string[], values: readonly string[], metadata: JsonObject | null): string {
+  let text = '';
+  for (let i = 0; i < tail.length - 1; i++) text += `"${tail[i]}":${values[i] ?? 'null'},`;
+  return `${text}"${tail[tail.length - 1]}":${metadata === null ? 'null' : JSON.stringify(metadata)}}`;
 }

@@ -128,7 +128,7 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
       else problems.push(`“${sport}” is not a sport, so it was left out.`);
     }
     const pageNumber = Math.min(10_000, Math.max(1, Number.parseInt(queryValue(ctx, 'page'), 10) || 1));
-    const [text, sports, tags] = await Promise.all([
+    const [json, sports, tags] = await Promise.all([
       activityListJson(deps, personalPrincipal(user.id), {
         start: filters.start || undefined, end: filters.end || undefined, limit: PAGE_SIZE + 1, offset: (pageNumber - 1) * PAGE_SIZE,
         sports: filters.sport ? [filters.sport] : [], tags: filters.tag ? [filters.tag] : undefined,
@@ -136,7 +136,7 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
       userSports(store, user.id, false),
       userTags(store, user.id),
     ]);
-    const activities = JSON.parse(text) as ListedActivity[];
+    const activities = JSON.parse(json.toString()) as ListedActivity[];
     sendPage(ctx, 200, activityListPage({
       activities: activities.slice(0, PAGE_SIZE), filters, sports, tags, page: pageNumber, hasOlder: activities.length > PAGE_SIZE, problems,
     }));

@@ -1,6 +1,6 @@
 /**
  * The activity list (interface §4 "Activities": "lists activities, newest first … sport (array; match any),
- * tags (array; activity must carry all)") as the JSON text the API answers, shared by
+ * tags (array; activity must carry all)") as the JSON (UTF-8 bytes) the API answers, shared by
  * `GET /api/v1/activities/` and the athlete's list page, so both read the same query and the same presenter.
  * Kept honest by test/gateway/activity-list.test.ts and test/gateway/athlete-pages.test.ts.
  */
@@ -34,8 +34,8 @@ function activityListings(deps: GatewayDeps, principal: Principal): ListingKind<
   };
 }
 
-/** A page of the caller's activities as JSON text: byte for byte the JSON of presentActivitySummary over the page. */
-export async function activityListJson(deps: GatewayDeps, principal: Principal, query: ActivityListQuery): Promise<string> {
+/** A page of the caller's activities as JSON bytes: byte for byte the JSON of presentActivitySummary over the page. */
+export async function activityListJson(deps: GatewayDeps, principal: Principal, query: ActivityListQuery): Promise<Buffer> {
   const filter: Filter<ActivityRecord> = { user_id: principal.userId };
   if (query.start || query.end) filter.local_date = { ...(query.start && { $gte: query.start }), ...(query.end && { $lte: query.end }) };
   if (query.tags?.length) filter.tags = { $all: [...query.tags] };

@@ -17,6 +17,12 @@ import { ActivitySummary } from '../../gateway/schemas/resources.js';
 import type { Principal } from '../../gateway/auth/access-tokens.js';
 import type { ActivityRecord, Filter } from '../../storage/store.js';
 import { z } from 'zod';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { FIT_FIXTURES } from '../support/fit-corpus.js';
+import { uploadProcessed } from '../support/uploads.js';
+import { activityListJson } from '../../gateway/services/activity-listing.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
 
 interface Context {
   stack: TestStack;
@@ -131,6 +137,30 @@ list('shows every write in the next page: app metadata, an edit without a new up
   await stack.store.activities.updateOne({ id: 'a1', user_id: context.userId }, { set: { listing: '{"id":"stale","app_metadata":', listing_version: ACTIVITY_LISTING_VERSION - 1 } });
   assert.is(await listed(context, '', context.appToken), await presented(context, {}, appId));
   assert.is((await stack.store.activities.findOne({ id: 'a1', user_id: context.userId }))?.listing_version, ACTIVITY_LISTING_VERSION, 'the outdated listing is replaced');
+});
+
+list('answers a page of real FIT rides with 99 laps an item byte for byte: past 128 KB, one buffer, its Content-Length', async (context) => {
+  const { stack } = context;
+  const rider = await stack.userWithToken(['activities:read', 'activities:write']);
+  const bytes = readFileSync(path.join(FIT_FIXTURES, 'python-fitparse/event_timestamp.fit'));
+  const source = await uploadProcessed(stack, rider.token, 'event_timestamp.fit', bytes);
+  const ride = (await stack.store.activities.findOne({ id: source.activity_ids[0]!, user_id: rider.userId }))!;
+  assert.is(ride.laps?.length, 99, 'the fixture holds 99 laps');
+  for (let k = 1; k < 8; k++) {
+    const start = ride.start + k * 86_400_000;
+    await stack.store.activities.insert({ ...ride, id: `copy-${k}`, source_id: `copy-${k}`, start, end: start + ride.end - ride.start, laps: ride.laps!.map((lap) => ({ ...lap, start: lap.start + k * 86_400_000, end: lap.end + k * 86_400_000 })) });
+  }
+  const found = await stack.store.activities.find({ user_id: rider.userId }, { sort: { start: -1 } });
+  const expected = jsonWriter(z.array(ActivitySummary))(found.map((record) => presentActivitySummary(record, { applicationId: null } as Principal, [])))!;
+  assert.ok(Buffer.byteLength(expected) > 128 * 1024, `the page is ${Buffer.byteLength(expected)} bytes`);
+  for (const pass of ['listings derived', 'listings stored']) {
+    const response = await stack.get('/api/v1/activities/?limit=50', rider.token);
+    assert.is(response.headers.get('content-length'), String(Buffer.byteLength(expected)), pass);
+    assert.ok(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(expected)), pass);
+  }
+  const principal = { userId: rider.userId, applicationId: null } as Principal;
+  const page = await activityListJson({ store: stack.store } as GatewayDeps, principal, { limit: 50, offset: 0, sports: [] });
+  assert.ok(Buffer.isBuffer(page) && page.equals(Buffer.from(expected)), 'the page is written as one buffer, never one string');
 });
 
 list.run();
