@@ -79,6 +79,8 @@ export async function startGateway(options: {
   const config = { ...withBase, pagesPort, pagesBase: withBase.pagesBaseAuto ? autoPagesBase(withBase.baseUrl, pagesPort, withBase.host) : withBase.pagesBase };
   const metrics = createGatewayMetrics();
   const engine = new EngineClient(config.engineAddress, { token: config.engineToken, deadlineMs: config.engineDeadlineMs, observe: metrics.observeEngineCall });
+  // The engine channel connects now, not at the first request (issue 27, item 5: warm at start).
+  void engine.connect();
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const app = createApp({
     config, store, engine, keys, logger, metrics, wakeJobs: options.wakeJobs, wakeEvents: options.wakeEvents,
