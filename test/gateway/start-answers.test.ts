@@ -10,8 +10,10 @@ import * as assert from 'uvu/assert';
 import http from 'node:http';
 import { freePort } from '../support/free-port.js';
 import { startProcess } from '../support/processes.js';
-import { tempDir } from '../support/stack.js';
+import { startStack, tempDir } from '../support/stack.js';
 import fs from 'node:fs';
+import net from 'node:net';
+import { once } from 'node:events';
 
 const starts = suite('start-answers');
 
@@ -148,6 +150,31 @@ starts('threshold serve replacing a SIGKILLed gateway process: no request hangs,
   } finally {
     await client.stop();
     await service.kill();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+starts('a start that fails after the API port is bound (the pages port is taken) leaves nothing listening', async () => {
+  const dataDir = tempDir();
+  const taken = net.createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  const apiPort = await freePort();
+  try {
+    const started = startStack({ DATA_DIR: dataDir, PORT: String(apiPort), PAGES_PORT: String((taken.address() as net.AddressInfo).port) });
+    await started.then(
+      async (stack) => {
+        await stack.close();
+        assert.unreachable('the start should fail: its pages port is taken');
+      },
+      (error: NodeJS.ErrnoException) => assert.is(error.code, 'EADDRINUSE'),
+    );
+    // The API port, bound before the failure, is free again: a new server can listen on it.
+    const again = net.createServer().listen(apiPort, '127.0.0.1');
+    const [outcome] = await Promise.race([once(again, 'listening').then(() => ['listening']), once(again, 'error').then(([error]) => [(error as NodeJS.ErrnoException).code])]);
+    again.close();
+    assert.is(outcome, 'listening', 'the API port was released');
+  } finally {
+    taken.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
