@@ -27,6 +27,7 @@ import { storeOptionsFor } from '../storage/config.js';
 import { loadBoth } from './stack.js';
 import { isSingleEngine } from '../domain/engine-target.js';
 import { RestartPolicy } from './restart-policy.js';
+import { closeOrphanedConnections } from './orphaned-connections.js';
 
 /** Messages between the primary and its gateway processes. */
 type ToPrimary = { type: 'listening'; url: string } | { type: 'wake-jobs' } | { type: 'wake-events' } | { type: 'start-failed'; reason: string };
@@ -70,6 +71,7 @@ export async function servePrimary(env: Record<string, string | undefined>, proc
       }
     });
     worker.on('exit', (code, signal) => {
+      closeOrphanedConnections();
       const ready = readyAt.get(worker) ?? null;
       readyAt.delete(worker);
       if (closing) return;

@@ -99,6 +99,9 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const { config, store, logger } = options;
   const contract = loadEngineContract();
   const pool = createPool({ threads: config.engineThreads });
+  // Every thread started, its modules loaded and its hot paths compiled before the engine says it runs,
+  // so the first call after a restart does not pay for them (pool/warm-up.ts); it overlaps the rest of the start.
+  const warming = pool.warmUp().catch((error: unknown) => logger.warn({ err: error }, 'engine: pool warm-up failed'));
 
   const interceptors: ServerInterceptor[] = config.engineToken === null ? [] : [authenticate(config.engineToken)];
   const server = new Server({ interceptors });
@@ -170,6 +173,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   }
   const address = `${requested.slice(0, requested.lastIndexOf(':'))}:${port}`;
 
+  await warming;
   // Background work runs beside the RPCs, sharing the pool: jobs (ingest) from a queue any number of
   // engines share, and one pass bringing analysis caches to the current version.
   const jobs = config.jobs

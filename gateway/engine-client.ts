@@ -164,6 +164,15 @@ export class EngineClient {
     return HEALTH_STATUSES[response.status] ?? 'UNKNOWN';
   }
 
+  /**
+   * Connects to the engine now rather than at the first call (gRPC channels connect lazily), so the first
+   * request after a start does not pay for the connection. Resolves true once the channel is ready,
+   * false if it is not within `deadlineMs` (the engine may start later: calls connect as they always did).
+   */
+  connect(deadlineMs = this.options.deadlineMs): Promise<boolean> {
+    return new Promise((resolve) => this.engine.waitForReady(Date.now() + deadlineMs, (error) => resolve(error === undefined || error === null)));
+  }
+
   close(): void {
     this.engine.close();
     this.health.close();

@@ -25,6 +25,8 @@ export interface RunOptions {
 
 export interface EnginePool {
   run<K extends TaskName>(name: K, task: PoolTasks[K]['task'], options?: RunOptions): Promise<PoolTasks[K]['result']>;
+  /** Resolves once every thread has started, loaded its modules and run the warm-up (warm-up.ts) once; with the threads' ids. */
+  warmUp(): Promise<number[]>;
   /** Stops every thread; queued and running tasks reject. */
   destroy(): Promise<void>;
   /** What the metrics endpoint reports about the pool. */
@@ -78,6 +80,12 @@ export function createPool(options: PoolOptions): EnginePool {
       } finally {
         admitted -= 1;
       }
+    },
+    async warmUp() {
+      // One task per thread: each waits for the others at its end (warm-up.ts), so no thread takes two.
+      const task = { arrived: new Int32Array(new SharedArrayBuffer(4)), threads: options.threads };
+      const warmed = await Promise.all(Array.from({ length: options.threads }, () => piscina.run({ name: 'warmUp', task } satisfies TaskMessage<'warmUp'>)));
+      return warmed.map(({ thread }: PoolTasks['warmUp']['result']) => thread);
     },
     destroy: () => piscina.destroy(),
     stats: () => ({ threads: options.threads, admitted, queued: piscina.queueSize, utilization: piscina.utilization, completed: piscina.completed }),

@@ -196,6 +196,13 @@ export interface FittedIntensityModel {
   runningVo2max: number | null;
 }
 
+/** warmUp: once per thread at start (warm-up.ts). */
+export interface WarmUpTask {
+  /** Threads that have finished their warm-up (one Int32 on a SharedArrayBuffer, shared by every thread's task). */
+  arrived: Int32Array;
+  threads: number;
+}
+
 export interface PoolTasks {
   decodeFile: { task: DecodeFileTask; result: DecodeOutcome };
   encodeSeriesTable: { task: EncodeSeriesTableTask; result: EncodedSeriesTable };
@@ -207,6 +214,8 @@ export interface PoolTasks {
   meanMaxTable: { task: MeanMaxTableTask; result: TableFile };
   longitudinalAwd: { task: LongitudinalAwdTask; result: TableFile };
   fitIntensityModel: { task: FitIntensityModelTask; result: FittedIntensityModel };
+  /** Once per thread at start (warm-up.ts): the size of the tables it built, and the thread's id. */
+  warmUp: { task: WarmUpTask; result: { bytes: number; thread: number } };
 }
 
 export type TaskName = keyof PoolTasks;

@@ -11,6 +11,7 @@ import { fitIntensityModel } from '../analysis/intensity-model.js';
 import { decodeFile } from '../ingest/ingest-tasks.js';
 import { encodeSeriesFile, streamSeriesFile } from '../parquet/series-file.js';
 import type { PoolTasks, TaskName } from './tasks.js';
+import { warmUp } from './warm-up.js';
 
 interface TaskEntry<K extends TaskName> {
   run(task: PoolTasks[K]['task']): PoolTasks[K]['result'] | Promise<PoolTasks[K]['result']>;
@@ -36,6 +37,7 @@ const TASKS: { [K in TaskName]: TaskEntry<K> } = {
   longitudinalAwd: { run: analyses.longitudinalAwd, transfer: tableBytes },
   // A few numbers back: copied.
   fitIntensityModel: { run: fitIntensityModel },
+  warmUp: { run: warmUp },
 };
 
 /** What pool.ts posts for every task. */

@@ -78,6 +78,18 @@ test('answers RESOURCE_EXHAUSTED when every thread is busy and the queue is full
   await small.destroy();
 });
 
+test('warms each thread once at start: every thread runs the warm-up, none runs it twice', async () => {
+  const warming = createPool({ threads: 3 });
+  try {
+    const threads = await warming.warmUp();
+    assert.is(threads.length, 3);
+    assert.is(new Set(threads).size, 3, `three threads warmed: ${threads.join(', ')}`);
+    assert.is(warming.stats().completed, 3);
+  } finally {
+    await warming.destroy();
+  }
+});
+
 test.after(() => pool.destroy());
 
 test.run();
