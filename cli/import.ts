@@ -3,8 +3,9 @@
  * recursively) through the same ingest path as uploads: each file becomes a source with its ingest
  * job, and a job runner in this process (beside any running service: the queue is shared through the
  * store, jobs are leased) works the queue until every imported source is processed or failed.
- * A pipeline: files are read, hashed and accepted a few at a time while the pool (warmed at start)
- * decodes the ones accepted before, at most ACCEPT_AHEAD files ahead of those settled. The command's
+ * A pipeline: files are read, hashed and accepted a few at a time, largest first, while the pool (warmed
+ * at start) decodes the ones accepted before, at most ACCEPT_AHEAD_PER_THREAD files a thread ahead of
+ * those settled; the summary lists them in path order. The command's
  * store commits its writes in groups (IMPORT_GROUP_COMMIT), each write acknowledged only once committed.
  * Progress goes to stderr (a bar on a terminal, a line per 10 % otherwise); the summary is JSON.
  * test/gateway/processes.test.ts and test/cli/import.test.ts keep it honest.
@@ -29,8 +30,12 @@ const POLL_MS = 100;
 const READERS = 4;
 /** Accepted files not yet settled, at most (per pool thread): the pool always has work, the queue stays short. */
 const ACCEPT_AHEAD_PER_THREAD = 8;
-/** Writes per transaction and the wait for a group to fill: one sync per group instead of one per write. */
-export const IMPORT_GROUP_COMMIT: GroupCommit = { maxWrites: 64, maxDelayMs: 4 };
+/**
+ * Writes per transaction and the wait for a group to fill: one sync per group instead of one per write.
+ * The wait is short on purpose: a commit blocks the event loop for its sync, and what arrives meanwhile
+ * joins the next group, so a slow disk makes groups larger by itself.
+ */
+export const IMPORT_GROUP_COMMIT: GroupCommit = { maxWrites: 64, maxDelayMs: 2 };
 
 export interface ImportSummary {
   files: number;
@@ -44,10 +49,14 @@ export async function importFiles(store: Store, env: Record<string, string | und
   if (!(await store.users.get(userId))) throw new Error(`user ${userId} does not exist`);
   const files = (await Promise.all(paths.map((entry) => collect(path.resolve(entry))))).flat();
   // Every size before the first file is stored: a file too large stops the import with nothing imported.
+  const sizes: number[] = [];
   for (const file of files) {
     const size = (await stat(file)).size;
     if (size > maxFileBytes) throw new Error(`${file} is larger than MAX_UPLOAD_BYTES (${maxFileBytes} bytes)`);
+    sizes.push(size);
   }
+  // The largest files first: the last ones decoded are small, so no thread finishes long after the others.
+  const order = files.map((_, index) => index).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
 
   const engine = loadEngineConfig(env);
   const threads = engine.engineThreads;
@@ -93,7 +102,7 @@ export async function importFiles(store: Store, env: Record<string, string | und
       for (;;) {
         while (open.size >= threads * ACCEPT_AHEAD_PER_THREAD && failures.length === 0) await refreshed.wait(POLL_MS);
         if (next >= files.length || failures.length > 0) return;
-        const index = next++;
+        const index = order[next++]!;
         const file = files[index]!;
         const source = await acceptSource(store, userId, { filename: cleanFilename(file), bytes: await readFile(file) });
         accepted[index] = source;
