@@ -1,25 +1,36 @@
 /**
  * Question: how many hours of activity per minute does `threshold import` take in, end to end (a process
- * of its own: start-up, reading the files, its own worker pool and job runner, SQLite), on the corpus
- * folder as a user would point it at it? That folder holds FIT files and the expected-value CSVs, which
- * are not activities and must fail at once with their decode error (issue: imports that fail fast), so
- * the line reports the failures by code. For scale, the same FIT and CSV files go through the ingest path
- * in this process (bench/support.ts ingestAll), measured in the same run: the ratio is what the command
- * adds around the path.
+ * of its own: start-up, reading the files, its own worker pool and job runner, SQLite), against the ingest
+ * path it wraps and against the ceiling of both, the decoder alone (the same files decoded in a pool,
+ * nothing stored), all measured in the same run? On the corpus folder as a user would point it at it, and
+ * on a folder of synthetic rides. The corpus folder holds FIT files and the expected-value CSVs, which are
+ * not activities and must fail at once with their decode error (issue: imports that fail fast), so the
+ * line reports the failures by code. The ingest path runs in this process (bench/support.ts ingestAll),
+ * warmed, one source in flight per thread. Each figure is the fastest of a few runs (a loaded machine slows
+ * some). The command's fixed cost (Node.js start-up, its modules, the store, the pool's threads started and
+ * warmed, the runner stopped) is measured alone, as the import of an empty folder, and the line gives its
+ * share of the import's time: that part does not grow with the files. Beyond it, the command's workers
+ * start with cold JIT, while the two ceilings here are measured warm.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createPool } from '../engine/pool/pool.js';
+import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { createUser } from '../gateway/services/accounts.js';
 import { openStore } from '../storage/open-store.js';
-import { fitCorpusKeys, fitCorpusPath, ingestAll, REPO_ROOT, tempDir } from './support.js';
+import type { Store } from '../storage/store.js';
+import { decodeAll, fastestOf, fitCorpusKeys, fitCorpusPath, hoursPerMinute, ingestAll, REPO_ROOT, syntheticRides, tempDir } from './support.js';
 
-export const question = '`threshold import` of the corpus folder: hours of activity per minute, end to end, against the ingest path in-process';
+export const question = '`threshold import`: hours of activity per minute, end to end, against the ingest path in-process and the decoder alone (corpus folder; synthetic rides)';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'threshold.js');
+const SYNTHETIC_RIDES = 12;
+const SYNTHETIC_HOURS = 1;
+/** Runs of the command (a process each), and of the in-process measurements. */
+const IMPORT_RUNS = 2;
+const RUNS = 3;
 
 interface ImportSummary {
   files: number;
@@ -46,36 +57,57 @@ async function activityHours(dataDir: string): Promise<number> {
   }
 }
 
-export async function run(): Promise<string> {
+/** `threshold import` of `folders` into a fresh data folder, timed from the command's start to its summary. */
+async function importFolders(folders: string[]): Promise<{ summary: ImportSummary; hours: number; ms: number }> {
   const dataDir = tempDir('threshold-import-bench-');
   const setup = await openStore({ mongodbUri: null, sqliteFile: path.join(dataDir, 'threshold.sqlite') });
   const user = await createUser(setup, { email: 'import-bench@example.com' });
   await setup.close();
-
   const started = performance.now();
-  const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'import', '--user', user.id, ...corpusFolders()], {
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+  const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'import', '--user', user.id, ...folders], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ENGINE_THREADS: String(os.availableParallelism()) },
     maxBuffer: 64 * 1024 * 1024,
   });
   const ms = performance.now() - started;
-  const summary = JSON.parse(stdout) as ImportSummary;
-  const hours = await activityHours(dataDir);
-  const codes = new Map<string, number>();
-  for (const source of summary.sources) if (source.error) codes.set(source.error.code, (codes.get(source.error.code) ?? 0) + 1);
+  return { summary: JSON.parse(stdout) as ImportSummary, hours: await activityHours(dataDir), ms };
+}
 
-  // The same files through the ingest path in this process, for the ratio.
+/** The figures of one data set: import (with and without its fixed cost), the ingest path and the decoder alone, with the ratios to the ceiling. */
+async function measure(store: Store, pool: EnginePool, threads: number, folders: string[], files: { filename: string; bytes: Uint8Array }[], fixedMs: number): Promise<{ line: string; summary: ImportSummary }> {
+  await decodeAll(pool, threads, files); // JIT of this data's decoder
+  const imported = await fastestOf(IMPORT_RUNS, () => importFolders(folders));
+  const ingest = await fastestOf(RUNS, () => ingestAll(store, pool, threads, files));
+  const decode = await fastestOf(RUNS, () => decodeAll(pool, threads, files));
+  const [i, p, d] = [hoursPerMinute(imported), hoursPerMinute(ingest), hoursPerMinute(decode)];
+  return {
+    summary: imported.summary,
+    line: `${imported.hours.toFixed(1)} h; import ${(imported.ms / 1000).toFixed(2)} s = ${i.toFixed(0)} h/min, ingest path ${p.toFixed(0)} h/min, ` +
+      `decoder alone ${d.toFixed(0)} h/min; import/decoder ${(i / d).toFixed(2)} (the fixed cost ${Math.round((100 * fixedMs) / imported.ms)} % of the import's time), ` +
+      `ingest/decoder ${(p / d).toFixed(2)}, import/ingest ${(i / p).toFixed(2)}`,
+  };
+}
+
+export async function run(): Promise<string> {
   const store = await openStore({ mongodbUri: null, sqliteFile: path.join(tempDir(), 'bench.sqlite') });
   const threads = os.availableParallelism();
   const pool = createPool({ threads });
   try {
-    const files = fitCorpusKeys().map((key) => ({ filename: path.basename(key), bytes: readFileSync(fitCorpusPath(key)) }));
-    await ingestAll(store, pool, threads, files.slice(0, threads)); // warm-up: worker start, JIT
-    const direct = await ingestAll(store, pool, threads, files.map((file) => ({ ...file, filename: `again-${file.filename}` })));
-    const perMinute = (h: number, elapsed: number) => h / (elapsed / 60_000);
+    const corpusFiles = fitCorpusKeys().map((key) => ({ filename: path.basename(key), bytes: readFileSync(fitCorpusPath(key)) }));
+    await ingestAll(store, pool, threads, corpusFiles); // worker start, JIT of the store's paths
+    const empty = tempDir('threshold-import-empty-');
+    mkdirSync(path.join(empty, 'nothing'));
+    const fixed = await fastestOf(IMPORT_RUNS, () => importFolders([empty]));
+    const corpus = await measure(store, pool, threads, corpusFolders(), corpusFiles, fixed.ms);
+    const codes = new Map<string, number>();
+    for (const source of corpus.summary.sources) if (source.error) codes.set(source.error.code, (codes.get(source.error.code) ?? 0) + 1);
     const failures = [...codes].sort().map(([code, count]) => `${code} ${count}`).join(', ');
-    return `import: ${summary.files} files (${summary.processed} processed, ${summary.failed} failed at once: ${failures}), ${hours.toFixed(1)} h in ` +
-      `${(ms / 1000).toFixed(2)} s = ${perMinute(hours, ms).toFixed(0)} h/min; ingest path in-process: ${perMinute(direct.hours, direct.ms).toFixed(0)} h/min; ` +
-      `ratio import/path ${(perMinute(hours, ms) / perMinute(direct.hours, direct.ms)).toFixed(2)}`;
+
+    const rides = syntheticRides(SYNTHETIC_RIDES, SYNTHETIC_HOURS);
+    const folder = tempDir('threshold-import-rides-');
+    for (const ride of rides) writeFileSync(path.join(folder, ride.filename), ride.bytes);
+    const synthetic = await measure(store, pool, threads, [folder], rides, fixed.ms);
+    return `fixed cost (an empty folder): ${(fixed.ms / 1000).toFixed(2)} s; corpus folders: ${corpus.summary.files} files (${corpus.summary.processed} processed, ${corpus.summary.failed} failed at once: ${failures}), ${corpus.line}; ` +
+      `synthetic: ${SYNTHETIC_RIDES} rides of ${SYNTHETIC_HOURS} h, ${synthetic.line} (${threads} threads)`;
   } finally {
     await pool.destroy();
     await store.close();

@@ -10,6 +10,7 @@ import type { Store } from './store.js';
 import { databaseFor, hostsOf } from './mongo/uri.js';
 import { exposedToOthers } from './private-files.js';
 import { storeFilesOf } from './sqlite/sqlite-files.js';
+import type { GroupCommit } from './sqlite/write-groups.js';
 
 export interface StoreOptions {
   /** MongoDB connection string, or null for the embedded store. */
@@ -18,6 +19,8 @@ export interface StoreOptions {
   mongodbDatabase?: string;
   /** SQLite file path, or ':memory:'. */
   sqliteFile: string;
+  /** Embedded store only: commit the port's writes in bounded groups (sqlite/write-groups.ts); MongoDB ignores it. */
+  groupCommit?: GroupCommit;
 }
 
 /** Where the data lives: the SQLite file's absolute path, or MongoDB's hosts (no credentials, no options) and database. */
@@ -30,7 +33,7 @@ export async function openStore(options: StoreOptions, service = false): Promise
     return openMongoStore({ uri: options.mongodbUri, database: databaseFor(options.mongodbUri, options.mongodbDatabase) });
   }
   const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
-  return openSqliteStore({ file: options.sqliteFile, service });
+  return openSqliteStore({ file: options.sqliteFile, service, ...(options.groupCommit && { groupCommit: options.groupCommit }) });
 }
 
 /**

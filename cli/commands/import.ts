@@ -1,6 +1,8 @@
 /** `threshold import`: FIT and CSV files through the ingest path, with an engine pool in this process (../import.ts). */
 import { ConfigError } from '../../domain/config-error.js';
 import { CommandFailure, command } from '../command.js';
+import { openStore } from '../../storage/open-store.js';
+import { storeOptionsFor } from '../../storage/config.js';
 
 export const importCommand = command({
   words: 'import',
@@ -11,13 +13,16 @@ export const importCommand = command({
   operands: { name: 'PATH', description: 'A FIT or CSV file, or a folder searched recursively for .fit and .csv files.' },
   details: ['Progress goes to stderr (a bar on a terminal, a line per 10 % otherwise). A file imported twice is recognised, not duplicated.'],
   async run({ values, operands }, context) {
-    const store = await context.store();
     // Loaded here, not at the top: only this command runs an engine pool.
-    const { importFiles } = await import('../import.js');
+    const { importFiles, IMPORT_GROUP_COMMIT } = await import('../import.js');
+    // A store of its own that commits in groups (a bulk writer), not the context's.
+    const store = await openStore({ ...storeOptionsFor(context.config().store), groupCommit: IMPORT_GROUP_COMMIT });
     try {
       return await importFiles(store, context.env, values.user, operands, context.config().maxUploadBytes);
     } catch (error) {
       throw new CommandFailure(error instanceof ConfigError ? error.message : (error as Error).message);
+    } finally {
+      await store.close();
     }
   },
 });

@@ -33,9 +33,9 @@ export class SqliteBlobs implements Blobs {
 
   async put(key: string, bytes: Uint8Array, owner: { userId: string | null }): Promise<void> {
     const stored = await encodeBlob(bytes);
-    this.handle.prepare(
+    await this.handle.write(() => this.handle.prepare(
       'INSERT INTO blobs (key, user_id, bytes, encoding, size) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET user_id = excluded.user_id, bytes = excluded.bytes, encoding = excluded.encoding, size = excluded.size',
-    ).run(key, owner.userId, stored.bytes, stored.encoding, stored.size);
+    ).run(key, owner.userId, stored.bytes, stored.encoding, stored.size));
   }
 
   async get(key: string): Promise<Uint8Array | null> {
@@ -62,16 +62,16 @@ export class SqliteBlobs implements Blobs {
   }
 
   async delete(key: string): Promise<boolean> {
-    return this.handle.prepare('DELETE FROM blobs WHERE key = ?').run(key).changes > 0;
+    return this.handle.write(() => this.handle.prepare('DELETE FROM blobs WHERE key = ?').run(key).changes > 0);
   }
 
   async deletePrefix(prefix: string): Promise<number> {
     // substr, not LIKE: '%' and '_' in a key prefix are plain characters.
-    return this.handle.prepare('DELETE FROM blobs WHERE substr(key, 1, length(?)) = ?').run(prefix, prefix).changes;
+    return this.handle.write(() => this.handle.prepare('DELETE FROM blobs WHERE substr(key, 1, length(?)) = ?').run(prefix, prefix).changes);
   }
 
   async deleteOwnedBatch(userId: string, limit: number): Promise<number> {
-    return this.handle.prepare('DELETE FROM blobs WHERE key IN (SELECT key FROM blobs WHERE user_id = ? LIMIT ?)').run(userId, limit).changes;
+    return this.handle.write(() => this.handle.prepare('DELETE FROM blobs WHERE key IN (SELECT key FROM blobs WHERE user_id = ? LIMIT ?)').run(userId, limit).changes);
   }
 
   deleteOwnedNow(userIds: readonly string[]): number {

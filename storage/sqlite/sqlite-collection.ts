@@ -20,10 +20,12 @@ import { applyChange, checkDoc, isEmptyChange, parseWrite, projectedValue, writt
 import { checkGetById, checkOwnedDoc, checkOwnedFilter } from '../shard-keys.js';
 import { orderBy, whereClause, type SqlValue, type SqlWhere } from './sql-filter.js';
 
-/** What a collection needs from its database: cached statements and IMMEDIATE transactions. */
+/** What a collection needs from its database: cached statements, IMMEDIATE transactions, and where the port's writes run. */
 export interface SqliteHandle {
   prepare(sql: string): BetterSqlite3.Statement;
   immediate<R>(work: () => R): R;
+  /** Runs a write of the async port: at once, or in the next group commit (write-groups.ts). */
+  write<R>(work: () => R): Promise<R>;
 }
 
 /** A row as read: the document's JSON text and, by name, each derived field's column. */
@@ -229,11 +231,11 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async insert(doc: T): Promise<void> {
-    this.insertNow(doc);
+    return this.handle.write(() => this.insertNow(doc));
   }
 
   async insertIfAbsent(doc: T, key: (keyof T & string)[]): Promise<InsertOutcome<T>> {
-    return this.insertIfAbsentNow(doc, key);
+    return this.handle.write(() => this.insertIfAbsentNow(doc, key));
   }
 
   async get(id: string): Promise<T | null> {
@@ -261,18 +263,18 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   async updateOne(filter: Filter<T>, change: Change<T>, options?: Pick<FindOptions<T>, 'sort'>): Promise<T | null> {
-    return this.updateOneNow(filter, change, options);
+    return this.handle.write(() => this.updateOneNow(filter, change, options));
   }
 
   async updateMany(filter: Filter<T>, change: Change<T>): Promise<number> {
-    return this.updateManyNow(filter, change);
+    return this.handle.write(() => this.updateManyNow(filter, change));
   }
 
   async put(doc: T): Promise<void> {
-    this.putNow(doc);
+    return this.handle.write(() => this.putNow(doc));
   }
 
   async deleteMany(filter: Filter<T>): Promise<number> {
-    return this.deleteManyNow(filter);
+    return this.handle.write(() => this.deleteManyNow(filter));
   }
 }

@@ -18,6 +18,7 @@ import { fieldExpression } from './sql-filter.js';
 import { makePrivateDir, makePrivateFile, tighten } from '../private-files.js';
 import { holdServiceLock, type ServiceLock } from './service-lock.js';
 import { walFilesOf } from './sqlite-files.js';
+import { writeGroups, type GroupCommit, type WriteGroups } from './write-groups.js';
 
 /** How long a writer waits for another connection's write lock before failing, in milliseconds. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -129,10 +130,11 @@ function connect(file: string): Database.Database {
   }
 }
 
-function handleFor(db: Database.Database): SqliteHandle {
+function handleFor(db: Database.Database, groups: WriteGroups | null): SqliteHandle {
   const statements = new Map<string, Database.Statement>();
   const transaction = db.transaction((work: () => unknown) => work());
   return {
+    write: groups ? groups.write : async (work) => work(),
     prepare(sql) {
       let statement = statements.get(sql);
       if (statement === undefined) {
@@ -151,8 +153,9 @@ function handleFor(db: Database.Database): SqliteHandle {
 /**
  * Opens (creating when needed) the store in `file`, or an in-memory store for ':memory:'. `service`: this
  * process is part of the running service, and holds the service lock (service-lock.ts) until `close`.
+ * `groupCommit`: the port's writes commit in groups (write-groups.ts); for bulk writers such as `threshold import`.
  */
-export async function openSqliteStore(options: { file: string; service?: boolean }): Promise<Store> {
+export async function openSqliteStore(options: { file: string; service?: boolean; groupCommit?: GroupCommit }): Promise<Store> {
   const lock: ServiceLock | null = options.service && onDisk(options.file) ? holdServiceLock(options.file) : null;
   let db: Database.Database;
   try {
@@ -161,7 +164,8 @@ export async function openSqliteStore(options: { file: string; service?: boolean
     lock?.release();
     throw error;
   }
-  const handle = handleFor(db);
+  const groups = options.groupCommit ? writeGroups(db, options.groupCommit) : null;
+  const handle = handleFor(db, groups);
   const blobs = new SqliteBlobs(handle);
   const collections = Object.fromEntries(
     COLLECTION_NAMES.map((name) => [name, new SqliteCollection<Doc>(handle, name)]),
@@ -183,7 +187,7 @@ export async function openSqliteStore(options: { file: string; service?: boolean
     // "SQLite: one transaction."
     async batch(ops) {
       const steps = ops.map(batchStep);
-      handle.immediate(() => {
+      await handle.write(() => handle.immediate(() => {
         for (const step of steps) {
           const collection = collections[step.collection];
           switch (step.kind) {
@@ -193,23 +197,23 @@ export async function openSqliteStore(options: { file: string; service?: boolean
             case 'delete': collection.deleteManyNow(step.filter); break;
           }
         }
-      });
+      }));
     },
 
     async claimJob(kinds, owner, leaseMs, now = Date.now()): Promise<JobRecord | null> {
       const claim = claimJobQuery(kinds, owner, leaseMs, now);
       const jobs = collections.jobs as unknown as SqliteCollection<JobRecord>;
-      return jobs.updateOneNow(claim.filter, claim.change, { sort: claim.sort });
+      return handle.write(() => jobs.updateOneNow(claim.filter, claim.change, { sort: claim.sort }));
     },
 
     async deleteUser(userId) {
       if (typeof userId !== 'string' || userId.length === 0) throw new StoreUsageError('deleteUser: expected a user id');
-      return handle.immediate(() => {
+      return handle.write(() => handle.immediate(() => {
         const walk = userDeletion(userId);
         let step = walk.next();
         while (!step.done) step = walk.next(runDeletionStep(step.value));
         return step.value;
-      });
+      }));
     },
 
     async ping() {
@@ -217,6 +221,8 @@ export async function openSqliteStore(options: { file: string; service?: boolean
     },
 
     async close() {
+      // A group still waiting commits first: its writers are told once it did.
+      if (db.open) groups?.commit();
       if (db.open) db.close();
       lock?.release();
     },
