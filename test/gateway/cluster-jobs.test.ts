@@ -42,8 +42,11 @@ interface Engines {
   close(): Promise<void>;
 }
 
-/** Two engines, each with its own store handle on one SQLite file in `dataDir`. */
-async function startEngines(dataDir: string, options: Partial<StartEngineOptions> = {}): Promise<Engines> {
+/**
+ * Two engines, each with its own store handle on one SQLite file in `dataDir`; `watch` sees each handle
+ * before its engine starts (the first engine works its jobs while the second warms its pool).
+ */
+async function startEngines(dataDir: string, options: Partial<StartEngineOptions> = {}, watch: (store: Store) => void = () => {}): Promise<Engines> {
   const config = loadEngineConfig({ ENGINE_ADDRESS: '127.0.0.1:0', ENGINE_THREADS: '1', LOG_LEVEL: 'silent', DATA_DIR: dataDir, JOB_POLL_MS: '20' });
   const stores: Store[] = [];
   const engines: RunningEngine[] = [];
@@ -55,6 +58,7 @@ async function startEngines(dataDir: string, options: Partial<StartEngineOptions
     for (let i = 0; i < 2; i++) {
       const store = await openStore({ mongodbUri: null, sqliteFile: path.join(dataDir, 'threshold.sqlite') });
       stores.push(store);
+      watch(store);
       engines.push(await startEngine({ config, store, logger: createLogger({ level: 'silent', name: `engine-${i}` }), address: '127.0.0.1:0', ...options }));
     }
   } catch (error) {
@@ -116,9 +120,9 @@ cluster('after an analysis-version bump, two engines compute each activity\'s ca
     await seed.close();
   }
   const version = ANALYSIS_VERSION + 1;
-  const engines = await startEngines(dataDir, { analysisVersion: version });
+  const counters: { count: number }[] = [];
+  const engines = await startEngines(dataDir, { analysisVersion: version }, (store) => counters.push(countComputations(store)));
   try {
-    const counters = engines.stores.map(countComputations);
     const [store] = engines.stores;
     const current = async () => {
       let count = 0;
