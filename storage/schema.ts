@@ -15,6 +15,8 @@ import type { CollectionName } from './store.js';
 
 export interface IndexSpec {
   fields: string[];
+  /** Fields of `fields` kept in descending order (both backends; the name marks each `<field>_desc`). */
+  descending?: readonly string[];
   unique?: boolean;
   sparse?: boolean;
 }
@@ -82,6 +84,9 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
     projected: ['user_id', 'sport', 'start', 'offset', 'local_date', 'duration_s', 'series_key', 'analysis_key', 'analysis_version', 'updated_at'],
     indexes: [
       { fields: ['user_id', 'start'] },
+      // The list's exact order (newest first, `id` the tie-breaker: query.ts parseSort), so a page is read
+      // off this index instead of every one of the user's rows, listings included, going through a sort.
+      { fields: ['user_id', 'start', 'id'], descending: ['start'] },
       { fields: ['user_id', 'local_date'] },
       // MongoDB keeps a unique index on a sharded collection only when the whole shard key is its prefix. One
       // record per (source, index) also holds through the id, derived from both (ingest-source.ts), which
@@ -114,9 +119,14 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
 
 export const COLLECTION_NAMES = Object.keys(SCHEMA) as CollectionName[];
 
-/** The name both backends give an index: `<collection>_by_<field>_<field>…`. */
+/** The name both backends give an index: `<collection>_by_<field>_<field>…`, a descending field as `<field>_desc`. */
 export function indexName(collection: CollectionName, index: IndexSpec): string {
-  return `${collection}_by_${index.fields.join('_')}`;
+  return `${collection}_by_${index.fields.map((field) => (isDescending(index, field) ? `${field}_desc` : field)).join('_')}`;
+}
+
+/** Whether `index` keeps `field` in descending order. */
+export function isDescending(index: IndexSpec, field: string): boolean {
+  return index.descending?.includes(field) ?? false;
 }
 
 /** The shard key of `collection`, or null when it is unsharded. */

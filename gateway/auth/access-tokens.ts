@@ -23,6 +23,7 @@ import { ACCESS_TOKEN_TTL_S, type SigningKeys } from './signing-keys.js';
 import { splitScopes } from './scopes.js';
 import { delegationHolds } from './delegation.js';
 import { isRevokedIssuance } from './issuances.js';
+import type { Verified, VerifiedTokens } from './verified-tokens.js';
 
 /** Who a verified token speaks for. */
 export interface Principal {
@@ -117,7 +118,31 @@ export async function mintAccessToken(keys: SigningKeys, request: MintRequest): 
 /** Why a token was refused; the message is safe to show (it never echoes the token). */
 export class InvalidTokenError extends Error {}
 
-export async function verifyAccessToken(token: string, context: { keys: SigningKeys; issuer: string; store: Store }): Promise<Principal> {
+/**
+ * The principal a token speaks for, once it is verified and what it stands on is live. With `verified`, a
+ * token verified before (same signing key, not expired) skips the signature and claim checks; the liveness
+ * checks run on every call (auth/verified-tokens.ts).
+ */
+export async function verifyAccessToken(
+  token: string,
+  context: { keys: SigningKeys; issuer: string; store: Store; verified?: VerifiedTokens },
+): Promise<Principal> {
+  const cached = context.verified?.get(token, Date.now());
+  let principal: Principal;
+  if (cached !== undefined && (await context.keys.verificationKey(cached.kid)) === cached.key) {
+    principal = { ...cached.principal };
+  } else {
+    const verified = await verifySignedToken(token, context);
+    // A token with `nbf` is not kept: the cache checks only `exp`.
+    if (context.verified && !verified.notBefore) context.verified.set(token, verified);
+    principal = { ...verified.principal };
+  }
+  await assertLive(principal, context.store);
+  return principal;
+}
+
+/** The signature, header and claim checks of a token: what it says, and the key that verified it. */
+async function verifySignedToken(token: string, context: { keys: SigningKeys; issuer: string }): Promise<Verified & { notBefore: boolean }> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);
@@ -166,8 +191,7 @@ export async function verifyAccessToken(token: string, context: { keys: SigningK
     tokenId: payload.jti!,
     expiresAt: payload.exp! * 1000,
   };
-  await assertLive(principal, context.store);
-  return principal;
+  return { principal, kid: header.kid as string, key, notBefore: payload.nbf !== undefined };
 }
 
 /**

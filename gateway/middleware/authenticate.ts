@@ -2,7 +2,8 @@
  * Authentication as a resource server. The token comes from `Authorization: Bearer …` or, for
  * browser apps, the `token` cookie (gaps.md: a state-changing request with the cookie needs a
  * same-origin `Origin`). Tokens in the query string are never read. The `refreshed-token` header is
- * accepted and ignored. The verified principal lands on `ctx.state.auth`.
+ * accepted and ignored. The verified principal lands on `ctx.state.auth`. A token seen before skips its
+ * signature check (auth/verified-tokens.ts), never the revocation checks.
  */
 import type { Context, Next } from 'koa';
 import type { Store } from '../../storage/store.js';
@@ -11,16 +12,18 @@ import { InvalidTokenError, verifyAccessToken } from '../auth/access-tokens.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
 import type { Scope } from '../auth/scopes.js';
 import { credentialCookie } from '../auth/credential-cookies.js';
+import { VerifiedTokens } from '../auth/verified-tokens.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function authenticate(context: { keys: SigningKeys; issuer: string; store: Store }) {
   const origin = new URL(context.issuer).origin;
+  const verifying = { ...context, verified: new VerifiedTokens() };
   return async function authenticateRequest(ctx: Context, next: Next): Promise<void> {
     const token = bearerToken(ctx) ?? cookieToken(ctx, origin);
     if (token === null) throw new UnauthorizedError('Not authenticated');
     try {
-      ctx.state.auth = await verifyAccessToken(token, context);
+      ctx.state.auth = await verifyAccessToken(token, verifying);
     } catch (error) {
       if (error instanceof InvalidTokenError) throw new UnauthorizedError(error.message, { invalidToken: true });
       throw error;

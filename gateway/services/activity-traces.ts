@@ -1,7 +1,8 @@
 /**
  * Activities carry their `traces` (interface §2 "Activity"): the traces whose timestamp lies in the
  * activity's [start, end], oldest first, each presented with its lap, test and test_match and `activity`
- * null (it is the enclosing one). Resolved at read time for a whole page — one query on the traces'
+ * null (it is the enclosing one). Resolved at read time for a whole page — for a list page, nothing more
+ * than one indexed row when the user has no trace at all; else one query on the traces'
  * (user_id, timestamp) index, a range per activity (per 200 activities); only when a trace falls in the page, one query for the tests they can match
  * and one for the laps of the activities holding them — so a trace written after an activity's listing was
  * stored still shows (services/listing-page.ts splices the result in). Kept honest by
@@ -59,9 +60,17 @@ export async function tracesByActivity(store: Store, userId: string, activities:
   return out;
 }
 
+/** Whether the user has any trace. */
+async function hasTraces(store: Store, userId: string): Promise<boolean> {
+  return (await store.traces.findFields({ user_id: userId }, ['id'], { limit: 1 })).length > 0;
+}
+
 /** services/listing-page.ts `resolve` for activities: each listing's `traces` as JSON text. */
 export function activityTracesResolver(store: Store, principal: Principal & { userId: string }) {
   return async (entries: { id: string; listing: string }[]): Promise<Map<string, string[]>> => {
+    // Most users keep no trace at all: one row looked up on the (user_id, …) index settles that before any
+    // listing is parsed for its span (about a tenth of a list request went to the span probe).
+    if (!(await hasTraces(store, principal.userId))) return new Map(entries.map((entry) => [entry.id, ['[]']]));
     const spans = entries.map((entry) => ({ id: entry.id, ...listingSpan(entry.listing) }));
     const traces = await tracesByActivity(store, principal.userId, spans, principal);
     const write = jsonWriter(TRACES);

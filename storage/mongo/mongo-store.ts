@@ -11,7 +11,7 @@
  */
 import { MongoClient, MongoServerError, type ClientSession, type CommandStartedEvent, type Db, type IndexDescription } from 'mongodb';
 import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
-import { COLLECTION_NAMES, SCHEMA, indexName, type IndexSpec } from '../schema.js';
+import { COLLECTION_NAMES, SCHEMA, indexName, isDescending, type IndexSpec } from '../schema.js';
 import { batchStep, checkMatched, claimJobQuery, managedUsers, ownedDeletion, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
 import { MongoCollection, type StoredDoc } from './mongo-collection.js';
 import { MongoBlobs } from './mongo-blobs.js';
@@ -25,7 +25,7 @@ import { DEFAULT_DATABASE, databaseNamedBy } from './uri.js';
  */
 function indexDescription(collection: CollectionName, index: IndexSpec): IndexDescription {
   const description: IndexDescription = {
-    key: Object.fromEntries(index.fields.map((field) => [field === 'id' ? '_id' : field, 1])),
+    key: Object.fromEntries(index.fields.map((field) => [field === 'id' ? '_id' : field, isDescending(index, field) ? -1 : 1])),
     name: indexName(collection, index),
   };
   if (index.unique) description.unique = true;

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreUsageError, type CollectionName, type Collections, type Doc, type JobRecord, type Store } from '../store.js';
-import { COLLECTION_NAMES, SCHEMA, indexName } from '../schema.js';
+import { COLLECTION_NAMES, SCHEMA, indexName, isDescending } from '../schema.js';
 import { batchStep, checkMatched, claimJobQuery, userDeletion, type DeletionResult, type DeletionStep } from '../store-operations.js';
 import { SqliteCollection, type SqliteHandle } from './sqlite-collection.js';
 import { SqliteBlobs, BLOBS_SCHEMA, addBlobColumns } from './sqlite-blobs.js';
@@ -30,7 +30,7 @@ function indexStatements(name: CollectionName): Map<string, string> {
   const statements = new Map<string, string>();
   for (const index of SCHEMA[name].indexes) {
     const expression = (field: string) => fieldExpression(field, name);
-    const columns = index.fields.map(expression).join(', ');
+    const columns = index.fields.map((field) => `${expression(field)}${isDescending(index, field) ? ' DESC' : ''}`).join(', ');
     // A sparse unique index constrains only documents in which every field is present and not null.
     // (A plain UNIQUE index lets NULLs repeat where MongoDB would not; the records never leave
     // the fields of non-sparse unique indexes null.)

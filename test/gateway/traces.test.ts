@@ -215,6 +215,33 @@ traces('resolves the lap and activity a trace falls in, and the activity carries
   assert.equal((await user.personal.get('/api/v1/activities/')).body[0].traces.map((t: { id: string }) => t.id), [afterLap.id], 'a deleted trace leaves the listing');
 });
 
+traces('lists a user without traces with one lookup of their traces, by user alone, and the same bytes', async ({ stack }) => {
+  const user = await stack.userWithToken(['activities:read']);
+  for (let i = 0; i < 3; i++) await stack.store.activities.insert(activity(`no-traces-${i}`, user.userId, { source_index: i, start: T0 + i * 86_400_000 }));
+  const before = await (await stack.get('/api/v1/activities/', user.token)).text();
+  const asked: unknown[] = [];
+  const { traces: collection } = stack.store;
+  const findFields = collection.findFields;
+  const find = collection.find;
+  collection.findFields = (async (filter: unknown, ...rest: unknown[]) => {
+    asked.push(filter);
+    return (findFields as (...args: unknown[]) => unknown).call(collection, filter, ...rest);
+  }) as typeof findFields;
+  collection.find = (async (filter: unknown, ...rest: unknown[]) => {
+    asked.push(filter);
+    return (find as (...args: unknown[]) => unknown).call(collection, filter, ...rest);
+  }) as typeof find;
+  try {
+    const response = await stack.get('/api/v1/activities/', user.token);
+    assert.is(await response.text(), before);
+  } finally {
+    collection.findFields = findFields;
+    collection.find = find;
+  }
+  assert.equal(asked, [{ user_id: user.userId }], 'one lookup by user, no span probe, no range per activity');
+  assert.equal(JSON.parse(before).map((entry: { traces: unknown }) => entry.traces), [[], [], []]);
+});
+
 traces('resolves the traces of a page of 250 activities (more ranges than one query takes)', async ({ stack }) => {
   const user = await recordUser(stack, ['activities:read', 'activities:write']);
   const DAY = 86_400_000;

@@ -12,8 +12,8 @@ import Database from 'better-sqlite3';
 import { suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import { openSqliteStore } from '../../storage/sqlite/sqlite-store.js';
-import { whereClause } from '../../storage/sqlite/sql-filter.js';
-import { parseFilter } from '../../storage/query.js';
+import { orderBy, whereClause } from '../../storage/sqlite/sql-filter.js';
+import { parseFilter, parseSort } from '../../storage/query.js';
 import { storeContract } from './contract.js';
 import { SCHEMA } from '../../storage/schema.js';
 import { T0, activity, authorizationCode, user } from './records.js';
@@ -151,6 +151,24 @@ test('reads projected fields from their own columns: a filtered, sorted findFiel
   const plan = (raw.prepare(`EXPLAIN QUERY PLAN SELECT id FROM activities WHERE ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('; ');
   assert.match(plan, /USING INDEX activities_by_user_id_(local_date|start)/, plan);
   assert.not.match(sql, /doc/, sql);
+  raw.close();
+  await store.close();
+});
+
+test('reads a list page (newest first, id the tie-breaker) off an index, without a temporary B-tree', async () => {
+  const file = freshFile();
+  const store = await openSqliteStore({ file });
+  for (let i = 0; i < 30; i++) await store.activities.insert(activity(`act${i % 7}-${i}`, i % 3 === 0 ? 'u2' : 'u1', { source_index: i, start: T0 + (i % 4) * 1000 }));
+  const page = await store.activities.findFields({ user_id: 'u1' }, ['id', 'start'], { sort: { start: -1 }, limit: 5, offset: 1 });
+  const every = (await store.activities.findFields({ user_id: 'u1' }, ['id', 'start']))
+    .sort((a, b) => b.start - a.start || (a.id < b.id ? -1 : 1));
+  assert.equal(page, every.slice(1, 6), 'start descending, ties by id ascending');
+  const raw = new Database(file);
+  const { sql, params } = whereClause(parseFilter({ user_id: 'u1' }), 'activities');
+  const query = `SELECT id, listing FROM activities WHERE ${sql}${orderBy(parseSort({ start: -1 }), 'activities')} LIMIT 50`;
+  const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${query}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('; ');
+  assert.match(plan, /USING INDEX activities_by_user_id_start_desc_id/, plan);
+  assert.not.match(plan, /TEMP B-TREE/, plan);
   raw.close();
   await store.close();
 });
