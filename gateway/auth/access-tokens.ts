@@ -125,7 +125,7 @@ export class InvalidTokenError extends Error {}
  */
 export async function verifyAccessToken(
   token: string,
-  context: { keys: SigningKeys; issuer: string; store: Store; verified?: VerifiedTokens },
+  context: { keys: SigningKeys; issuer: string; store: Store; verified?: VerifiedTokens<Principal> },
 ): Promise<Principal> {
   const cached = context.verified?.get(token, Date.now());
   let principal: Principal;
@@ -142,7 +142,7 @@ export async function verifyAccessToken(
 }
 
 /** The signature, header and claim checks of a token: what it says, and the key that verified it. */
-async function verifySignedToken(token: string, context: { keys: SigningKeys; issuer: string }): Promise<Verified & { notBefore: boolean }> {
+async function verifySignedToken(token: string, context: { keys: SigningKeys; issuer: string }): Promise<Verified<Principal> & { notBefore: boolean }> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(token);

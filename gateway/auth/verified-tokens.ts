@@ -9,11 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { CryptoKey } from 'jose';
-import type { Principal } from './access-tokens.js';
 
-/** What a verified token established: its claims as a principal, and the key that verified it. */
-export interface Verified {
-  principal: Principal;
+/**
+ * What a verified token established: its claims as a principal (auth/access-tokens.ts `Principal`, named
+ * here only by what the cache reads, so the two files do not import each other), and the key that verified it.
+ */
+export interface Verified<P extends { expiresAt: number } = { expiresAt: number }> {
+  principal: P;
   kid: string;
   key: CryptoKey;
 }
@@ -21,13 +23,13 @@ export interface Verified {
 /** How many verified tokens a gateway keeps (about 1 KB each). */
 export const VERIFIED_TOKENS_CAPACITY = 10_000;
 
-export class VerifiedTokens {
-  private readonly entries = new Map<string, Verified>();
+export class VerifiedTokens<P extends { expiresAt: number } = { expiresAt: number }> {
+  private readonly entries = new Map<string, Verified<P>>();
 
   constructor(private readonly capacity = VERIFIED_TOKENS_CAPACITY) {}
 
   /** The token's verification, while the token has not expired (`now` in ms); none otherwise. */
-  get(token: string, now: number): Verified | undefined {
+  get(token: string, now: number): Verified<P> | undefined {
     const key = hashOf(token);
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
@@ -38,7 +40,7 @@ export class VerifiedTokens {
     return entry;
   }
 
-  set(token: string, verified: Verified): void {
+  set(token: string, verified: Verified<P>): void {
     const key = hashOf(token);
     this.entries.delete(key);
     this.entries.set(key, verified);

@@ -8,7 +8,7 @@
 import type { Context, Next } from 'koa';
 import type { Store } from '../../storage/store.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { InvalidTokenError, verifyAccessToken } from '../auth/access-tokens.js';
+import { InvalidTokenError, verifyAccessToken, type Principal } from '../auth/access-tokens.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
 import type { Scope } from '../auth/scopes.js';
 import { credentialCookie } from '../auth/credential-cookies.js';
@@ -18,7 +18,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function authenticate(context: { keys: SigningKeys; issuer: string; store: Store }) {
   const origin = new URL(context.issuer).origin;
-  const verifying = { ...context, verified: new VerifiedTokens() };
+  const verifying = { ...context, verified: new VerifiedTokens<Principal>() };
   return async function authenticateRequest(ctx: Context, next: Next): Promise<void> {
     const token = bearerToken(ctx) ?? cookieToken(ctx, origin);
     if (token === null) throw new UnauthorizedError('Not authenticated');

@@ -43,7 +43,7 @@ test('keeps a verified token, and refuses it at once when its grant is revoked a
     const user = await createUser(store, { email: 'athlete@example.com' });
     const grant = await unionGrant(store, user.id, app.id, ['activities:read']);
     const { access_token: token } = await mintAccessToken(keys, { issuer: ISSUER, userId: user.id, applicationId: app.id, grantId: grant.id, scopes: ['activities:read'] });
-    const verified = new VerifiedTokens();
+    const verified = new VerifiedTokens<Principal>();
     const context = { keys, issuer: ISSUER, store, verified };
     const first = await verifyAccessToken(token, context);
     assert.is(verified.size, 1, 'kept after its first verification');
@@ -60,7 +60,7 @@ test('refuses a kept personal token at once when its user is deleted', async () 
   await withStore(async (store, keys) => {
     const user = await createUser(store, { email: 'athlete@example.com' });
     const { access_token: token } = await mintAccessToken(keys, { issuer: ISSUER, userId: user.id, scopes: ['activities:read'] });
-    const context = { keys, issuer: ISSUER, store, verified: new VerifiedTokens() };
+    const context = { keys, issuer: ISSUER, store, verified: new VerifiedTokens<Principal>() };
     assert.is((await verifyAccessToken(token, context)).userId, user.id);
     await store.deleteUser(user.id);
     assert.is(await refusal(verifyAccessToken(token, context)), 'Access token revoked');
@@ -71,7 +71,7 @@ test('verifies a kept token again once the key that verified it is no longer the
   await withStore(async (store, keys) => {
     const user = await createUser(store, { email: 'athlete@example.com' });
     const { access_token: token } = await mintAccessToken(keys, { issuer: ISSUER, userId: user.id, scopes: ['activities:read'] });
-    const verified = new VerifiedTokens();
+    const verified = new VerifiedTokens<Principal>();
     const { kid } = keys.current();
     const context = { keys, issuer: ISSUER, store, verified };
     await verifyAccessToken(token, context);
@@ -87,7 +87,7 @@ test('verifies a kept token again once the key that verified it is no longer the
 
 test('drops an entry when its token expires, and the least recently used one past its capacity', () => {
   const principal = (expiresAt: number) => ({ expiresAt } as Principal);
-  const verified = new VerifiedTokens(2);
+  const verified = new VerifiedTokens<Principal>(2);
   const entry = (expiresAt: number) => ({ principal: principal(expiresAt), kid: 'k', key: {} as never });
   verified.set('a', entry(10_000));
   assert.ok(verified.get('a', 9_999));
