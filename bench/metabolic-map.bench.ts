@@ -111,8 +111,8 @@ async function measure(store: Store, pool: EnginePool, userId: string, date: str
   return {
     text: [
       `${dataset} on ${date}: cold ${coldMs.toFixed(1)} ms (target ≤ ${TARGET_COLD_MS}: ${coldMs <= TARGET_COLD_MS ? 'met' : 'MISSED'}), warm ${warmMs.toFixed(2)} ms (target ≤ ${TARGET_WARM_MS}: ${warmMs <= TARGET_WARM_MS ? 'met' : 'MISSED'}), cold/warm ${(coldMs / warmMs).toFixed(0)}×; first call with the analysis caches computed ${firstMs.toFixed(0)} ms`,
-      `  fit on ${points.durations.length} points: ${fastMs.toFixed(2)} ms vs grid-search twin ${twinMs.toFixed(0)} ms (${(twinMs / fastMs).toFixed(0)}× faster); CP ${cp?.value} W (${cp?.provenance}), from_cache ${answer.from_cache}`,
-    ].join('\n'),
+      `fit on ${points.durations.length} points: ${fastMs.toFixed(2)} ms vs grid-search twin ${twinMs.toFixed(0)} ms (${(twinMs / fastMs).toFixed(0)}× faster); CP ${cp?.value} W (${cp?.provenance}), from_cache ${answer.from_cache}`,
+    ].join('\n  '),
     rows: [{
       question: 'metabolic map, cold (fresh result cache)', dataset, figure: coldMs, unit: 'ms', anchor: fastMs, anchorLabel: 'the OmPD fit alone', ratio: share(coldMs, fastMs, 'lower'),
     }],
@@ -161,7 +161,7 @@ async function onCorpus(): Promise<{ text: string; rows: BenchRow[] }> {
     const date = new Date(best.start + DAY_MS).toISOString().slice(0, 10);
     await addBodyMass(stack.store, corpus.userId, addDays(date, -1));
     const result = await measure(stack.store, pool, corpus.userId, date, 'corpus');
-    return { text: `corpus (${corpus.activities.length} activities, ${most} cycling rides with power in the window)\n${result.text}`, rows: result.rows };
+    return { text: `corpus (${corpus.activities.length} activities, ${most} cycling rides with power in the window)\n  ${result.text}`, rows: result.rows };
   } finally {
     await pool.destroy();
     await stack.close();
@@ -171,5 +171,5 @@ async function onCorpus(): Promise<{ text: string; rows: BenchRow[] }> {
 export async function run(): Promise<BenchResult> {
   const synthetic = await onSynthetic();
   const corpus = await onCorpus();
-  return { text: `${synthetic.text}\n${corpus.text}`, rows: [...synthetic.rows, ...corpus.rows] };
+  return { text: `${synthetic.text}\n  ${corpus.text}`, rows: [...synthetic.rows, ...corpus.rows] };
 }
