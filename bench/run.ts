@@ -42,9 +42,9 @@ for (const file of readdirSync(here).filter((name) => name.endsWith('.bench.js')
     process.stdout.write(`  FAILED: ${output.stack ?? output.message}\n`);
   }
   rows.push(...tableRows(bench, question, output));
+  writeResults(resultsFile, { at, load: { start: startLoad, end: load() } }, rows, previous); // after each: a run cut short keeps what it measured
 }
 const endLoad = load();
-writeResults(resultsFile, { at, load: { start: startLoad, end: endLoad } }, rows, previous);
 process.stdout.write(`\nEvery figure beside its anchor measured in the same run (ratio: 1 = at the anchor; load average ${startLoad.join(' ')} at the start, ${endLoad.join(' ')} at the end)\n`);
 process.stdout.write(`${formatTable(rows, previous)}\n`);
 process.stdout.write(`written to ${resultsFile}${failed ? `; ${failed} bench${failed > 1 ? 'es' : ''} failed` : ''}\n`);
