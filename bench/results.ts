@@ -94,6 +94,12 @@ export function figureText(value: number): string {
   return Number(value.toPrecision(3)).toString();
 }
 
+/** This run's ratio against the previous one, signed per cent: `-60 %` is a regression. */
+function change(ratio: number, old: number): string {
+  const percent = Math.round(100 * (ratio / old - 1));
+  return `${percent > 0 ? '+' : ''}${percent} %`;
+}
+
 /** The closing table: one line per row, the previous run's ratio beside when `previous` holds the same row. */
 export function formatTable(rows: TableRow[], previous: ResultsFile | null): string {
   const before = new Map((previous?.rows ?? []).map((row) => [key(row), row]));
@@ -108,7 +114,7 @@ export function formatTable(rows: TableRow[], previous: ResultsFile | null): str
       row.bench, row.question, row.dataset ?? '',
       `${figureText(row.figure)} ${row.unit ?? ''}`.trim(),
       `${figureText(row.anchor)} ${row.anchorUnit ?? row.unit ?? ''} ${row.anchorLabel ?? ''}`.replace(/\s+/g, ' ').trim(),
-      figureText(row.ratio), goal, old === undefined ? '' : figureText(old),
+      figureText(row.ratio), goal, old === undefined ? '' : `${figureText(old)} (${change(row.ratio, old)})`,
     ];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));

@@ -56,13 +56,13 @@ test('prints every script\'s lines, then one table of figure, anchor and ratio; 
   assert.equal(written.rows.map((row) => [row.bench, row.dataset, row.ratio]), [['a-rows', 'corpus', 0.25], ['a-rows', 'synthetic', 0.2], ['b-text', undefined, undefined], ['c-throws', undefined, undefined]]);
   assert.is(written.load.start.length, 3, 'the load average is kept beside the figures');
 
-  // A later run of one bench: its previous ratio beside the new one; the other benches' rows are kept.
+  // A later run of one bench: its previous ratio beside the new one, and the change; the other benches' rows are kept.
   writeFileSync(path.join(dir, 'a-rows.bench.js'), script(0.1));
   const second = bench(dir, results, 'a-rows');
   assert.is(second.status, 0, second.stderr);
   assert.not.match(second.stdout, 'text line 42', 'only the named bench runs');
   const row = tableLine(second.stdout, 'a-rows', 'corpus')!;
-  assert.equal(row.split('|').map((cell) => cell.trim()).slice(6, 9), ['0.1', '0.125 MISSED', '0.25'], row);
+  assert.equal(row.split('|').map((cell) => cell.trim()).slice(6, 9), ['0.1', '0.125 MISSED', '0.25 (-60 %)'], row);
   const kept = JSON.parse(readFileSync(results, 'utf8')) as ResultsFile;
   assert.equal(kept.rows.map((r) => r.bench), ['b-text', 'c-throws', 'a-rows', 'a-rows']);
 });
