@@ -11,6 +11,9 @@
  * in the store), and the reference measured in the same run: deflate level 6 (zlib's default, what gzip
  * does) on the same bytes, its ratio and its decode time. Decode is what every series read pays.
  *
+ * Rows: per kind, Brotli's compression against deflate-6's, and the series' decode time per hour against
+ * inflate's (the read every analysis pays).
+ *
  *   npm run bench -- blob-compression
  */
 import { readFileSync } from 'node:fs';
@@ -23,6 +26,7 @@ import { openStore } from '../storage/open-store.js';
 import { decodeBlob, encodeBlob } from '../storage/blob-codec.js';
 import { createPool } from '../engine/pool/pool.js';
 import { corpusFitFiles, ingestAll, tempDir } from './support.js';
+import { share, type BenchResult, type BenchRow } from './results.js';
 
 export const question = 'Blobs at rest: stored bytes per hour of activity before and after compression, and the encode and decode cost (corpus)';
 
@@ -55,7 +59,7 @@ async function each<T>(items: readonly T[], work: (item: T) => Promise<unknown>)
   for (const item of items) await work(item);
 }
 
-async function measure(label: string, rows: Row[], hours: number): Promise<string> {
+async function measure(label: string, rows: Row[], hours: number, out: BenchRow[]): Promise<string> {
   const raw = await Promise.all(rows.map((row) => decodeBlob(row.key, row)));
   const put = raw.reduce((sum, bytes) => sum + bytes.byteLength, 0);
   const stored = rows.reduce((sum, row) => sum + row.bytes.byteLength, 0);
@@ -67,12 +71,22 @@ async function measure(label: string, rows: Row[], hours: number): Promise<strin
   const inflateMs = await timed(() => each(deflated, (bytes) => inflate(bytes)));
   const kb = (bytes: number) => `${(bytes / 1024 / hours).toFixed(1)} KB`;
   const perHour = (ms: number) => `${(ms / hours).toFixed(2)} ms`;
+  out.push({
+    question: `${label} at rest, compression`, dataset: 'corpus', figure: put / stored, unit: '×',
+    anchor: put / deflatedBytes, anchorLabel: 'deflate-6 on the same bytes', ratio: share(put / stored, put / deflatedBytes, 'higher'),
+  });
+  if (label === 'series') {
+    out.push({
+      question: 'series decode per hour of activity', dataset: 'corpus', figure: decodeMs / hours, unit: 'ms',
+      anchor: inflateMs / hours, anchorLabel: 'inflate of deflate-6', ratio: share(decodeMs / hours, inflateMs / hours, 'lower'),
+    });
+  }
   return `${label}: ${kb(put)} → ${kb(stored)} per hour = ${(put / stored).toFixed(2)}× (${compressed}/${rows.length} blobs compressed); ` +
     `encode ${perHour(encodeMs)}, decode ${perHour(decodeMs)} per hour; ` +
     `reference deflate-6: ${(put / deflatedBytes).toFixed(2)}×, decode ${perHour(inflateMs)} per hour`;
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   const dir = tempDir();
   const file = path.join(dir, 'bench.sqlite');
   const store = await openStore({ mongodbUri: null, sqliteFile: file });
@@ -91,6 +105,7 @@ export async function run(): Promise<string> {
   const db = new Database(file, { readonly: true });
   try {
     const lines = [`corpus: ${files} files, ${hours.toFixed(1)} h of activity`];
+    const benchRows: BenchRow[] = [];
     let put = 0;
     let stored = 0;
     for (const [label, prefix] of KINDS) {
@@ -98,10 +113,10 @@ export async function run(): Promise<string> {
         .all(prefix, prefix) as Row[];
       put += rows.reduce((sum, row) => sum + row.size, 0);
       stored += rows.reduce((sum, row) => sum + row.bytes.byteLength, 0);
-      lines.push(await measure(label, rows, hours));
+      lines.push(await measure(label, rows, hours, benchRows));
     }
     lines.push(`all blobs: ${(put / 1024 / hours).toFixed(1)} KB → ${(stored / 1024 / hours).toFixed(1)} KB per hour = ${(put / stored).toFixed(2)}×`);
-    return lines.join('\n  ');
+    return { text: lines.join('\n  '), rows: benchRows };
   } finally {
     db.close();
   }

@@ -11,6 +11,7 @@
 import { startStack, type TestStack } from '../test/support/stack.js';
 import { upsertDaily } from '../storage/dailies.js';
 import { addDays } from '../domain/time.js';
+import { share, type BenchResult, type BenchRow } from './results.js';
 
 export const question = 'GET /api/v1/dailies/{measure}, 365 days with 100 stored values: body_mass (interpolated) and hrv vs /healthz (one request at a time, loopback)';
 
@@ -62,7 +63,7 @@ function figures(label: string, sorted: number[], health: number[]): string {
   return `${label}: median ${median.toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms, ${(median / quantile(health, 0.5)).toFixed(1)}× /healthz`;
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   const stack = await startStack();
   try {
     const { userId, token } = await stack.userWithToken(['wellness:read']);
@@ -73,12 +74,17 @@ export async function run(): Promise<string> {
     const bodyMass = await latencies(url('body_mass'), auth, 365);
     const hrv = await latencies(url('hrv'), auth, 365);
     const bytes = (await (await fetch(url('body_mass'), { headers: auth })).text()).length;
-    return [
+    const row = (question: string, sorted: number[]): BenchRow => ({
+      question, dataset: 'synthetic', figure: quantile(sorted, 0.5), unit: 'ms', anchor: quantile(health, 0.5), anchorLabel: '/healthz median',
+      ratio: share(quantile(sorted, 0.5), quantile(health, 0.5), 'lower'),
+    });
+    const text = [
       `${REQUESTS} requests each; a body_mass answer is ${bytes} bytes`,
       `/healthz: median ${quantile(health, 0.5).toFixed(2)} ms, p99 ${quantile(health, 0.99).toFixed(2)} ms`,
       figures('body_mass (interpolated)', bodyMass, health),
       figures('hrv (stored only)', hrv, health),
     ].join('\n  ');
+    return { text, rows: [row('body_mass 365 days (interpolated), median', bodyMass), row('hrv 365 days (stored only), median', hrv)] };
   } finally {
     await stack.close();
   }

@@ -13,12 +13,20 @@
  * the same run; then the p50 of one client alone (the service time: at 16 clients on a 2-thread pool most
  * of the loaded latency is queueing). The client runs in the same process as the stack, so it competes
  * for the same cores.
+ *
+ * Then the same rounds on the corpus (issue 27 item 1): every FIT file of the corpus uploaded to a fresh stack
+ * (bench/corpus.ts), `/mean-max` of a random corpus activity with power, `/longitudinal-mean-max` of
+ * cycling over the corpus's whole span. Rows: each endpoint's throughput against `/healthz`'s in the same
+ * stack and round.
  */
 import { addDays } from '../domain/time.js';
 import { insertActivity } from '../test/support/activities.js';
 import { startStack } from '../test/support/stack.js';
 import { seasonRide } from './longitudinal.bench.js';
 import { random } from '../test/support/kernels.js';
+import { importCorpus } from './corpus.js';
+import { share, type BenchResult, type BenchRow, type Dataset } from './results.js';
+import type { TestStack } from '../test/support/stack.js';
 
 export const question = 'End-to-end HTTP latency of /mean-max and /longitudinal-mean-max under concurrent load (loopback)';
 
@@ -71,7 +79,66 @@ function describe(label: string, result: Load, alone: Load, baseline: Load | nul
   return `${label}: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, ${result.perSecond.toFixed(0)} req/s${ratios}; one client alone p50 ${percentile(alone.latencies, 0.5).toFixed(1)} ms`;
 }
 
-export async function run(): Promise<string> {
+/** The loaded rounds of /healthz, /mean-max of a random ride of `ids` and `longitudinalPath`: text and rows. */
+async function measure(stack: TestStack, token: string, ids: string[], longitudinalPath: string, seasonRides: number, dataset: Dataset, label: string): Promise<{ text: string; rows: BenchRow[] }> {
+  const auth = { authorization: `Bearer ${token}` };
+  const next = random(42); // seeded: every run asks for the same rides in the same order
+  const meanMax = () => `${stack.baseUrl}/api/v1/activities/${ids[Math.floor(next() * ids.length)]}/mean-max`;
+  const longitudinal = `${stack.baseUrl}${longitudinalPath}`;
+  const health = `${stack.baseUrl}/healthz`;
+
+  await load(1, () => longitudinal, auth, true); // computes the caches
+  // Warm-up rounds (JIT, connection pool, workers), then the measured ones.
+  await load(500, () => health, {}, false);
+  await load(200, meanMax, auth, true);
+  await load(200, () => longitudinal, auth, true);
+
+  const healthz = await load(4000, () => health, {}, false);
+  const curve = await load(1500, meanMax, auth, true);
+  const season = await load(1000, () => longitudinal, auth, true);
+  // Without load: the service time a request needs, for reading the loaded latencies (mostly queueing).
+  const healthzAlone = await load(200, () => health, {}, false, 1);
+  const curveAlone = await load(200, meanMax, auth, true, 1);
+  const seasonAlone = await load(100, () => longitudinal, auth, true, 1);
+  const row = (question: string, result: Load): BenchRow => ({
+    question: `${question}, ${CONCURRENCY} clients`, dataset, figure: result.perSecond, unit: 'req/s',
+    anchor: healthz.perSecond, anchorLabel: '/healthz', ratio: share(result.perSecond, healthz.perSecond, 'higher'),
+  });
+  return {
+    text: [
+      `${label}, ${CONCURRENCY} concurrent clients`,
+      describe('/healthz', healthz, healthzAlone, null),
+      describe('/mean-max (random ride, 19 defaults)', curve, curveAlone, healthz),
+      describe(`/longitudinal-mean-max (${seasonRides} cached rides)`, season, seasonAlone, healthz),
+    ].join(' | '),
+    rows: [row('GET /mean-max, a random ride', curve), row(`GET /longitudinal-mean-max, ${seasonRides} rides`, season)],
+  };
+}
+
+/** The corpus imported as a user would, in a stack of its own. */
+async function onCorpus(): Promise<{ text: string; rows: BenchRow[] }> {
+  const stack = await startStack();
+  try {
+    const corpus = await importCorpus(stack, ['activities:read']);
+    const rides = corpus.activities.filter((activity) => activity.metrics.includes('power'));
+    const cycling = corpus.activities.filter((activity) => activity.sport.startsWith('cycling'));
+    const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+    const span = `start=${day(cycling[0]!.start - 86_400_000)}&end=${day(cycling.at(-1)!.start + 86_400_000)}`;
+    const result = await measure(stack, corpus.token, rides.map((ride) => ride.id), `/api/v1/activities/longitudinal-mean-max?sport=cycling&${span}`, cycling.length, 'corpus',
+      `corpus: ${corpus.activities.length} activities (${rides.length} with power, ${cycling.length} cycling) from ${corpus.files} files`);
+    return result;
+  } finally {
+    await stack.close();
+  }
+}
+
+export async function run(): Promise<BenchResult> {
+  const synthetic = await onSynthetic();
+  const corpus = await onCorpus();
+  return { text: `${synthetic.text}\n  ${corpus.text}`, rows: [...synthetic.rows, ...corpus.rows] };
+}
+
+async function onSynthetic(): Promise<{ text: string; rows: BenchRow[] }> {
   const stack = await startStack();
   try {
     const { userId, token } = await stack.userWithToken(['activities:read']);
@@ -86,31 +153,8 @@ export async function run(): Promise<string> {
       });
       ids.push(record.id);
     }
-    const auth = { authorization: `Bearer ${token}` };
-    const next = random(42); // seeded: every run asks for the same rides in the same order
-    const meanMax = () => `${stack.baseUrl}/api/v1/activities/${ids[Math.floor(next() * ids.length)]}/mean-max`;
-    const longitudinal = `${stack.baseUrl}/api/v1/activities/longitudinal-mean-max?sport=cycling&start=${addDays(LAST_DAY, -(RIDES - 1))}&end=${LAST_DAY}`;
-    const health = `${stack.baseUrl}/healthz`;
-
-    await load(1, () => longitudinal, auth, true); // computes the 100 caches
-    // Warm-up rounds (JIT, connection pool, workers), then the measured ones.
-    await load(500, () => health, {}, false);
-    await load(200, meanMax, auth, true);
-    await load(200, () => longitudinal, auth, true);
-
-    const healthz = await load(4000, () => health, {}, false);
-    const curve = await load(1500, meanMax, auth, true);
-    const season = await load(1000, () => longitudinal, auth, true);
-    // Without load: the service time a request needs, for reading the loaded latencies (mostly queueing).
-    const healthzAlone = await load(200, () => health, {}, false, 1);
-    const curveAlone = await load(200, meanMax, auth, true, 1);
-    const seasonAlone = await load(100, () => longitudinal, auth, true, 1);
-    return [
-      `${RIDES} rides × 7,200 s, ${CONCURRENCY} concurrent clients`,
-      describe('/healthz', healthz, healthzAlone, null),
-      describe('/mean-max (random ride, 19 defaults)', curve, curveAlone, healthz),
-      describe(`/longitudinal-mean-max (${RIDES} cached rides)`, season, seasonAlone, healthz),
-    ].join(' | ');
+    return await measure(stack, token, ids, `/api/v1/activities/longitudinal-mean-max?sport=cycling&start=${addDays(LAST_DAY, -(RIDES - 1))}&end=${LAST_DAY}`, RIDES, 'synthetic',
+      `synthetic: ${RIDES} rides × 7,200 s`);
   } finally {
     await stack.close();
   }

@@ -10,6 +10,13 @@
  * The ride is synthetic and seeded: an endurance level drifting as a mean-reverting random walk with
  * per-second noise, sets of intervals (5-min threshold, 30-s VO2), sprints, coasting zeros (short
  * freewheeling, long descents) and a café stop, rounded to whole watts like a power meter.
+ *
+ * On the corpus (issue 27 item 1): every FIT file of the corpus uploaded to the real stack (bench/corpus.ts),
+ * then `GET /api/v1/activities/{id}/mean-max` (19 defaults) of every activity with power, one request at a
+ * time, a pass over them all (the median of PASSES), against the kernel alone (meanMax over the same
+ * rides' canonical power, decoded in this process, prefix sums ready) in the same run; and the median
+ * request against `/healthz`'s, one at a time. The gap to the kernel is the price of HTTP, authentication,
+ * the gRPC call, the store read, the canonical series and Parquet.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,8 +26,15 @@ import * as fast from '../engine/kernels/mean-max.js';
 import * as reference from '../engine/kernels/reference/mean-max.js';
 import { REPO_ROOT } from './support.js';
 import { random } from '../test/support/kernels.js';
+import { startStack } from '../test/support/stack.js';
+import { canonicalOptions, canonicalSeries } from '../engine/analysis/canonical-series.js';
+import { corpusFitFiles } from './support.js';
+import { importCorpus } from './corpus.js';
+import { share, type BenchResult, type BenchRow } from './results.js';
 
-export const question = 'Mean-max of a 6-hour 1 Hz ride: fast kernel vs brute-force reference twin (default grid, full grid, all durations; meanMaxAfter with 5 states)';
+export const question = 'Mean-max of a 6-hour 1 Hz ride: fast kernel vs brute-force reference twin (default grid, full grid, all durations; meanMaxAfter with 5 states); per activity over HTTP on the corpus vs the kernel alone';
+
+const PASSES = 3;
 
 
 /** A realistic 1 Hz power series (W) of `seconds` bins. */
@@ -106,7 +120,7 @@ function same(a: Float64Array, b: Float64Array, c: Int32Array, d: Int32Array, wh
 }
 
 /** meanMax fast and reference on one series and grid: median ms of each, results checked equal. */
-function compare(label: string, prefix: Float64Array, sections: Int32Array, durations: Int32Array, fastRuns: number, referenceRuns: number): string {
+function compare(label: string, prefix: Float64Array, sections: Int32Array, durations: Int32Array, fastRuns: number, referenceRuns: number, rows?: BenchRow[]): string {
   const a = new Float64Array(durations.length);
   const b = new Float64Array(durations.length);
   const sa = new Int32Array(durations.length);
@@ -115,17 +129,107 @@ function compare(label: string, prefix: Float64Array, sections: Int32Array, dura
   const f = median(fastRuns, () => fast.meanMax(prefix, sections, durations, a, sa));
   const r = median(referenceRuns, () => reference.meanMax(prefix, sections, durations, b, sb));
   same(a, b, sa, sb, label);
+  rows?.push({
+    question: `kernel, ${label} (${durations.length} durations)`, dataset: label.startsWith('real') ? 'corpus' : 'synthetic',
+    figure: f, unit: 'ms', anchor: r, anchorLabel: 'reference twin (a floor, not a ceiling)', ratio: share(f, r, 'lower'),
+  });
   return `${label} (${durations.length}): fast ${f.toFixed(2)} ms, reference ${r.toFixed(1)} ms, ×${(r / f).toFixed(0)}`;
 }
 
-export async function run(): Promise<string> {
+interface KernelInput {
+  prefix: Float64Array;
+  sections: Int32Array;
+}
+
+/** The canonical power of every corpus activity that has some, prefix sums ready (decoded in this process). */
+async function corpusPower(): Promise<KernelInput[]> {
+  const inputs: KernelInput[] = [];
+  for (const file of corpusFitFiles()) {
+    const decoded = await decodeFit(new Uint8Array(readFileSync(file))).catch(() => null); // the pinned failures
+    for (const activity of decoded?.activities ?? []) {
+      const series = canonicalSeries(activity.series, ['power'], canonicalOptions(activity.sport));
+      if (series.power === null) continue;
+      const prefix = new Float64Array(series.power.length + 1);
+      fast.prefixSums(series.power, prefix);
+      inputs.push({ prefix, sections: series.grid.sectionStarts });
+    }
+  }
+  return inputs;
+}
+
+const middle = (times: number[]) => [...times].sort((a, b) => a - b)[times.length >> 1]!;
+
+/** Per-activity mean-max over HTTP on the imported corpus against the kernel alone and against /healthz. */
+async function onCorpus(): Promise<{ text: string; rows: BenchRow[] }> {
+  const stack = await startStack();
+  try {
+    const corpus = await importCorpus(stack, ['activities:read']);
+    const rides = corpus.activities.filter((activity) => activity.metrics.includes('power'));
+    const request = async (url: string, token?: string): Promise<number> => {
+      const started = performance.now();
+      const response = await stack.get(url, token);
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`mean-max bench: ${url} answered ${response.status}`);
+      return performance.now() - started;
+    };
+    for (const ride of rides) await request(`/api/v1/activities/${ride.id}/mean-max`, corpus.token); // warm-up
+    const passes: number[] = [];
+    const each: number[] = [];
+    for (let p = 0; p < PASSES; p++) {
+      let total = 0;
+      for (const ride of rides) {
+        const ms = await request(`/api/v1/activities/${ride.id}/mean-max`, corpus.token);
+        total += ms;
+        each.push(ms);
+      }
+      passes.push(total);
+    }
+    const health: number[] = [];
+    for (let k = 0; k < each.length; k++) health.push(await request('/healthz'));
+
+    const inputs = await corpusPower();
+    const durations = Int32Array.from(DEFAULT_DURATIONS);
+    const out = new Float64Array(durations.length);
+    const starts = new Int32Array(durations.length);
+    const kernelPass = () => {
+      const started = performance.now();
+      for (const { prefix, sections } of inputs) fast.meanMax(prefix, sections, durations, out, starts);
+      return performance.now() - started;
+    };
+    for (let w = 0; w < 3; w++) kernelPass();
+    const kernel = middle(Array.from({ length: 11 }, kernelPass));
+    const pass = middle(passes);
+    const perRide = middle(each);
+    const healthMs = middle(health);
+    return {
+      text: `corpus (${corpus.files} files, ${corpus.failed} failed as pinned, ${corpus.activities.length} activities, ${rides.length} with power, ${corpus.hours.toFixed(1)} h): `
+        + `GET /mean-max of each, one at a time: ${pass.toFixed(0)} ms a pass (median ${perRide.toFixed(2)} ms a ride, /healthz ${healthMs.toFixed(2)} ms); `
+        + `the kernel alone on the ${inputs.length} decoded power series: ${kernel.toFixed(2)} ms a pass`,
+      rows: [
+        {
+          question: `GET /mean-max of every corpus ride, a pass`, dataset: 'corpus', figure: pass, unit: 'ms',
+          anchor: kernel, anchorLabel: 'the kernel alone', ratio: share(pass, kernel, 'lower'),
+        },
+        {
+          question: 'GET /mean-max of a corpus ride, median', dataset: 'corpus', figure: perRide, unit: 'ms',
+          anchor: healthMs, anchorLabel: '/healthz median', ratio: share(perRide, healthMs, 'lower'),
+        },
+      ],
+    };
+  } finally {
+    await stack.close();
+  }
+}
+
+export async function run(): Promise<BenchResult> {
+  const rows: BenchRow[] = [];
   const n = 6 * 3600;
   const prefix = new Float64Array(n + 1);
   fast.prefixSums(syntheticRide(n), prefix);
   const sections = Int32Array.from([0, n]);
   const parts = [
-    compare('defaults', prefix, sections, Int32Array.from(DEFAULT_DURATIONS), 201, 21),
-    compare('full grid', prefix, sections, fullGrid(n), 51, 5),
+    compare('defaults', prefix, sections, Int32Array.from(DEFAULT_DURATIONS), 201, 21, rows),
+    compare('full grid', prefix, sections, fullGrid(n), 51, 5, rows),
     compare('all', prefix, sections, Int32Array.from({ length: n }, (_, k) => k + 1), 11, 1),
   ];
 
@@ -146,7 +250,8 @@ export async function run(): Promise<string> {
   const ride = await realRide();
   const m = ride.length - 1;
   const rideSections = Int32Array.from([0, m]);
-  parts.push(compare(`real ride (${m} s) full grid`, ride, rideSections, fullGrid(m), 21, 3));
+  parts.push(compare(`real ride (${m} s) full grid`, ride, rideSections, fullGrid(m), 21, 3, rows));
   parts.push(compare(`real ride all`, ride, rideSections, Int32Array.from({ length: m }, (_, k) => k + 1), 11, 1));
-  return `6-hour ride n = ${n}: ${parts.join('; ')} (median ms, results identical)`;
+  const corpus = await onCorpus();
+  return { text: `6-hour ride n = ${n}: ${parts.join('; ')} (median ms, results identical)\n  ${corpus.text}`, rows: [...rows, ...corpus.rows] };
 }

@@ -4,6 +4,7 @@
  * by the real stack on loopback, under the same concurrent load (a bounded loop of fetches).
  */
 import { startStack } from '../test/support/stack.js';
+import { share, type BenchResult } from './results.js';
 
 export const question = 'Authenticated request vs /healthz on the real stack (32 concurrent clients, loopback)';
 
@@ -25,14 +26,20 @@ async function load(url: string, headers: Record<string, string>): Promise<numbe
   return REQUESTS / ((performance.now() - started) / 1000);
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   const stack = await startStack();
   try {
     const { token } = await stack.userWithToken(['activities:read']);
     await load(`${stack.baseUrl}/healthz`, {}); // warm-up
     const health = await load(`${stack.baseUrl}/healthz`, {});
     const authed = await load(`${stack.baseUrl}/api/v1/activities/`, { authorization: `Bearer ${token}` });
-    return `healthz ${health.toFixed(0)} req/s, authenticated list ${authed.toFixed(0)} req/s, ratio ${(authed / health).toFixed(2)}`;
+    return {
+      text: `healthz ${health.toFixed(0)} req/s, authenticated list ${authed.toFixed(0)} req/s, ratio ${(authed / health).toFixed(2)}`,
+      rows: [{
+        question: `authenticated list (empty), ${CONCURRENCY} clients`, dataset: 'synthetic', figure: authed, unit: 'req/s',
+        anchor: health, anchorLabel: '/healthz', ratio: share(authed, health, 'higher'),
+      }],
+    };
   } finally {
     await stack.close();
   }

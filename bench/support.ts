@@ -9,6 +9,8 @@ import { fitCorpusKeys, fitCorpusPath } from '../test/support/fit-corpus.js';
 export { REPO_ROOT } from '../test/support/paths.js';
 export { fitCorpusKeys, fitCorpusPath } from '../test/support/fit-corpus.js';
 export { tempDir } from '../test/support/stack.js';
+/** What a script's run() returns and the rows of the closing table (bench/results.ts), here too for scripts that read this file only. */
+export { share, type BenchOutput, type BenchResult, type BenchRow } from './results.js';
 
 /** The corpus's FIT files: the copies in test/fixtures/fit, plus the GPL folder from ../shared when present. */
 export function corpusFitFiles(): string[] {

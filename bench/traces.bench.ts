@@ -12,6 +12,7 @@ import type { ActivityRecord, LapRecord, TestRecord, TraceRecord } from '../stor
 import { localDate } from '../domain/time.js';
 import { newId } from '../storage/ids.js';
 import { startStack } from '../test/support/stack.js';
+import { share, type BenchResult } from './results.js';
 
 export const question = 'GET /api/v1/traces/?limit=100, 10,000 traces paged in sequence (loopback, SQLite) vs /healthz';
 
@@ -54,7 +55,7 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   const stack = await startStack();
   try {
     const user = await stack.userWithToken(['activities:read']);
@@ -91,8 +92,15 @@ export async function run(): Promise<string> {
     health.sort((a, b) => a - b);
     const median = percentile(pages, 50);
     const healthMedian = percentile(health, 50);
-    return `${total} traces in ${pages.length} pages: ${totalMs.toFixed(0)} ms total; per page median ${median.toFixed(1)} ms, p99 ${percentile(pages, 99).toFixed(1)} ms; `
+    const text = `${total} traces in ${pages.length} pages: ${totalMs.toFixed(0)} ms total; per page median ${median.toFixed(1)} ms, p99 ${percentile(pages, 99).toFixed(1)} ms; `
       + `/healthz median ${healthMedian.toFixed(2)} ms; page/healthz ${(median / healthMedian).toFixed(1)}`;
+    return {
+      text,
+      rows: [{
+        question: `traces page of ${PAGE}, median`, dataset: 'synthetic', figure: median, unit: 'ms', anchor: healthMedian, anchorLabel: '/healthz median',
+        ratio: share(median, healthMedian, 'lower'),
+      }],
+    };
   } finally {
     await stack.close();
   }

@@ -18,6 +18,7 @@ import { jsonClient } from '../test/support/json-api.js';
 import { newEvent } from '../storage/events.js';
 import { deliver, keepAliveAgents } from '../engine/events/deliver.js';
 import { WEBHOOK_DEFAULTS } from '../engine/config.js';
+import { share, type BenchResult } from './results.js';
 
 export const question = 'Webhooks: deliveries per second to a loopback receiver, and delay from a change to its first delivery attempt (p50/p99)';
 
@@ -36,7 +37,7 @@ async function until(ready: () => boolean, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   const receiver = await startReceiver();
   const stack = await startStack({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', LOG_LEVEL: 'silent' });
   try {
@@ -96,12 +97,19 @@ export async function run(): Promise<string> {
     const rawPerSecond = ids.size / ((performance.now() - raw) / 1000);
     agents.http.destroy();
     const perSecond = ids.size / (throughputMs / 1000);
-    return [
+    const text = [
       `${ids.size} events (${USERS} users × ${EVENTS_PER_USER}) delivered in ${(throughputMs / 1000).toFixed(2)} s from the write: ${Math.round(perSecond)} deliveries/s `
         + `(${Math.round(ids.size / ((lastArrival - firstArrival) / 1000))}/s first to last arrival; ${requests - ids.size} repeated requests)`,
       `reference, signed POSTs alone (no store): ${Math.round(rawPerSecond)}/s; the dispatcher reaches ${(perSecond / rawPerSecond).toFixed(2)}× of it`,
       `change → first attempt over ${CHANGES} tests created by ${WRITERS} clients at once: p50 ${quantile(delays, 0.5)} ms, p99 ${quantile(delays, 0.99)} ms, max ${delays.at(-1)} ms`,
     ].join('\n  ');
+    return {
+      text,
+      rows: [{
+        question: `deliveries, ${USERS} users × ${EVENTS_PER_USER} events`, dataset: 'synthetic', figure: perSecond, unit: '/s',
+        anchor: rawPerSecond, anchorLabel: 'signed POSTs alone', ratio: share(perSecond, rawPerSecond, 'higher'),
+      }],
+    };
   } finally {
     await stack.close();
     await receiver.close();
