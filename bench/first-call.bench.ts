@@ -21,14 +21,10 @@ import { freePort } from '../test/support/free-port.js';
 import { random } from '../test/support/kernels.js';
 import { runCli, startProcess } from '../test/support/processes.js';
 import { tempDir } from '../test/support/stack.js';
-import { seasonRide } from './longitudinal.bench.js';
+import { AFTER_KJ, LAST_DAY, RIDES, RIDE_S, seasonRide } from './longitudinal.bench.js';
 
 export const question = 'The first call after a restart: longitudinal mean-max with 5 after states over HTTP under threshold serve, cold against warm';
 
-const RIDES = 300;
-const RIDE_S = 2 * 3600;
-const LAST_DAY = '2025-06-30';
-const AFTER_KJ = [0, 250, 500, 1000, 1500];
 const ROUNDS = 3;
 const WARM_CALLS = 5;
 const ISSUER = 'http://localhost:8080';
