@@ -59,6 +59,7 @@ function operation(route: RouteSpec): Record<string, unknown> {
     responses: responses(route),
   };
   if (route.deprecated) op.deprecated = true;
+  if (route.extension) op['x-threshold-extension'] = true;
   if (route.auth === 'bearer') {
     // Alternatives: one of them, as the description says which.
     const scopes = routeScopes(route.scope);

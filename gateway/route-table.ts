@@ -47,7 +47,15 @@ export interface RouteSpec {
   parseBody?: Middleware;
   /** The route authenticates OAuth clients (HTTP Basic or form credentials), documented as the `basic` scheme. */
   clientAuth?: boolean;
+  /**
+   * Beyond the interface: the route lives under EXTENSION_PREFIX and `/openapi.json` marks it with
+   * `x-threshold-extension: true`, so a client written for the interface can tell it from the contract.
+   */
+  extension?: boolean;
 }
+
+/** Where additions beyond the interface live; no interface path starts with it. */
+export const EXTENSION_PREFIX = '/api/v1/ext/';
 
 /**
  * A scope picked by a path parameter's value (interface §5: dailies need `wellness:*`, the cycle day
@@ -86,6 +94,9 @@ export class RouteTable {
 
   /** Mounts a route; more than one handler runs as a chain (a route's own guard, then its handler). */
   add(spec: RouteSpec, ...handlers: Middleware[]): this {
+    if (Boolean(spec.extension) !== spec.path.startsWith(EXTENSION_PREFIX)) {
+      throw new Error(`route ${spec.operationId}: extensions, and only they, live under ${EXTENSION_PREFIX}`);
+    }
     const chain: Middleware[] = [];
     // First in, last out: it writes the handler's body with the declared schema (floats with a decimal point).
     const writeBody = writeJson(spec.responses);

@@ -150,4 +150,12 @@ types('openapi-typescript generates types a small client compiles against, and t
   }
 });
 
+types('additions beyond the interface live under /api/v1/ext/ and are marked as extensions', ({ document }) => {
+  for (const [route, operations] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+    for (const [method, op] of Object.entries(operations)) {
+      assert.is(op['x-threshold-extension'] === true, route.startsWith('/api/v1/ext/'), `${method.toUpperCase()} ${route}`);
+    }
+  }
+});
+
 types.run();
