@@ -29,10 +29,12 @@ export interface ImportedCorpus {
   hours: number;
 }
 
-/** Uploads the corpus for a new user with `scopes` (plus activities:write) and waits for every source to settle. */
-export async function importCorpus(stack: TestStack, scopes: string[]): Promise<ImportedCorpus> {
+/**
+ * Uploads the corpus (or `files`, paths of corpus files) for a new user with `scopes` (plus activities:write)
+ * and waits for every source to settle.
+ */
+export async function importCorpus(stack: TestStack, scopes: string[], files: string[] = corpusFitFiles()): Promise<ImportedCorpus> {
   const { userId, token } = await stack.userWithToken([...new Set([...scopes, 'activities:write'])]);
-  const files = corpusFitFiles();
   let next = 0;
   let failed = 0;
   await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {

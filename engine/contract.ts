@@ -280,9 +280,11 @@ export const MODEL_ALGORITHM = 'ompd/2';
 
 /**
  * Segmented rows' algorithm version, the `Threshold-Algorithm` header of /data and /longitudinal-data with
- * `segmentation_on` (ANALYTICS.md §4). 1: a fixed error bound of 200 J or 2 m; 2: the bound per activity.
+ * `segmentation_on` (ANALYTICS.md §4). 1: a fixed error bound of 200 J or 2 m; 2: the bound per activity;
+ * 3: on an activity split into sections, the bound from its longest section (segments/2 could miss 2 % beyond
+ * 10 min there; unchanged on one-section activities).
  */
-export const SEGMENTATION_ALGORITHM = 'segments/2';
+export const SEGMENTATION_ALGORITHM = 'segments/3';
 
 /**
  * The activity analyses' algorithm version (canonical 1 s series, mean-max, AWD): the `Threshold-Algorithm`

@@ -13,7 +13,7 @@ import { CANONICAL_DEFAULTS, heldIntegrals, type CanonicalGrid } from '../kernel
 import { meanMax, prefixSums } from '../kernels/mean-max.js';
 import { segmentKnots, segmentMeans } from '../kernels/segmentation.js';
 import { prefixOf } from './curves.js';
-import { binInstant, canonicalOptions, canonicalSeries, CURVE_METRICS, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
+import { binInstant, canonicalOptions, canonicalSeries, CURVE_METRICS, metricValues, type CurveMetric } from './canonical-series.js';
 
 /**
  * The cap of the codec's error bound E on the cumulative curve: J for power, m for speed. It keeps the rows
@@ -34,24 +34,33 @@ const ERROR_STEP = 0.8;
 
 /**
  * E for one activity (ANALYTICS.md §4: "derive E from the activity itself … with a cap that keeps the row
- * count low for strong riders"). A window mean from segments is off by at most 2E/d, and the best work
- * W(d) = d · MM(d) never falls as d grows, so E ≤ 1 % of W(h) keeps mean-max from segments within 2 % at every
- * d ≥ h: 2E/d ≤ 0.02 · W(h)/d ≤ 2 % of MM(d). Hence, with h = CHECKED_SECONDS (or the longest section):
- * start at min(SEGMENTATION_ERROR, 1 % of W(h)), try E × ERROR_STEP … while the segments' mean-max misses
- * 2 % at some whole second 21 … h, and never go below the floor, 1 % of W(20 s), which keeps the promise at
- * every d > 20 s by itself. A fixed 200 J broke it for a rider whose 20 s best is ~280 W (−3.65 % at 21 s,
- * sample-activity-indoor-trainer.fit). test/engine/segments.test.ts checks the promise on that file.
+ * count low for strong riders"). The bound: segments are the chords of Ŵ with |W − Ŵ| ≤ E at every whole
+ * second, so any window's work from segments is off by at most 2E and its mean by 2E/d, and mean-max from
+ * segments is off by at most 2E/d too (each window's error is); relative to MM(d) that is 2E / W(d), with
+ * W(d) = d · MM(d) the best work over d seconds. No window spans a section split, so W(d) is not monotone
+ * across sections (a short hard section can hold the best 10 min while only a long easy one lasts 20 min),
+ * but inside one section it never falls as d grows (x ≥ 0). With L the longest section, every d ≤ |L| has
+ * W(d) ≥ W_L(d) ≥ W_L(h) for d ≥ h: E ≤ 1 % of W_L(h) keeps mean-max from segments within 2 % at every
+ * d ≥ h, and E ≤ 1 % of W_L(20 s) at every d > 20 s. Hence, with h = CHECKED_SECONDS (or |L|): start at
+ * min(SEGMENTATION_ERROR, 1 % of W_L(h)), try E × ERROR_STEP … while the segments' mean-max misses 2 % at
+ * some whole second 21 … h, and never go below the floor, 1 % of W_L(20 s), which keeps the promise by
+ * itself. A fixed 200 J broke it for a rider whose 20 s best is ~280 W (−3.65 % at 21 s,
+ * sample-activity-indoor-trainer.fit); segments/2 took W(h) over every section, which missed it beyond h
+ * on an activity split by a long stop (2.49 % at 730 s). test/gateway/segmentation-promise.test.ts checks
+ * the promise on such an activity and on every corpus ride with power or speed.
  */
 export function segmentationError(values: Float64Array, grid: CanonicalGrid, metric: CurveMetric): number {
-  const horizon = Math.min(longestSection(grid), CHECKED_SECONDS);
+  const longestBounds = longestSectionBounds(grid);
+  const horizon = Math.min(longestBounds[1]! - longestBounds[0]!, CHECKED_SECONDS);
   if (horizon <= RAW_MEAN_MAX_SECONDS) return SEGMENTATION_ERROR[metric]; // no duration beyond 20 s to serve
   const prefix = prefixOf(values);
-  // durations[0] = 20 s, then 21 s … horizon.
-  const durations = Int32Array.from({ length: horizon - RAW_MEAN_MAX_SECONDS + 1 }, (_, j) => RAW_MEAN_MAX_SECONDS + j);
+  // 21 s … horizon.
+  const durations = Int32Array.from({ length: horizon - RAW_MEAN_MAX_SECONDS }, (_, j) => RAW_MEAN_MAX_SECONDS + 1 + j);
   const exact = bestMeans(prefix, grid.sectionStarts, durations);
-  const last = durations.length - 1;
-  const start = Math.min(SEGMENTATION_ERROR[metric], SEGMENTATION_ERROR_FRACTION * horizon * exact[last]!);
-  const floor = Math.min(start, SEGMENTATION_ERROR_FRACTION * RAW_MEAN_MAX_SECONDS * exact[0]!);
+  // W_L(20 s) and W_L(h): best means inside the longest section only.
+  const longest = bestMeans(prefix, longestBounds, Int32Array.of(RAW_MEAN_MAX_SECONDS, horizon));
+  const start = Math.min(SEGMENTATION_ERROR[metric], SEGMENTATION_ERROR_FRACTION * horizon * longest[1]!);
+  const floor = Math.min(start, SEGMENTATION_ERROR_FRACTION * RAW_MEAN_MAX_SECONDS * longest[0]!);
   const knots = new Int32Array(values.length + 1);
   const expanded = new Float64Array(values.length);
   const segmentedPrefix = new Float64Array(values.length + 1);
@@ -65,10 +74,19 @@ export function segmentationError(values: Float64Array, grid: CanonicalGrid, met
     prefixSums(expanded, segmentedPrefix);
     const segmented = bestMeans(segmentedPrefix, grid.sectionStarts, durations);
     let kept = true;
-    for (let j = 1; j <= last && kept; j++) kept = Math.abs(segmented[j]! - exact[j]!) <= SEGMENTATION_PROMISE * exact[j]!;
+    for (let j = 0; j < durations.length && kept; j++) kept = Math.abs(segmented[j]! - exact[j]!) <= SEGMENTATION_PROMISE * exact[j]!;
     if (kept) return e;
   }
   return floor;
+}
+
+/** The first longest section as a sectionStarts array of its own, [start, end) ([0, 0] without a section). */
+function longestSectionBounds(grid: CanonicalGrid): Int32Array {
+  const bounds = Int32Array.of(0, 0);
+  for (let s = 0; s + 1 < grid.sectionStarts.length; s++) {
+    if (grid.sectionStarts[s + 1]! - grid.sectionStarts[s]! > bounds[1]! - bounds[0]!) bounds.set(grid.sectionStarts.subarray(s, s + 2));
+  }
+  return bounds;
 }
 
 /** Mean-max at `durations` (s) from prefix sums, one section at a time (NaN where no section lasts that long). */

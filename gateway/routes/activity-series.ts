@@ -37,7 +37,7 @@ const DataParams = z.object({ activity_id: z.string().min(1).max(64).describe("T
 
 /** "segmentation_on (power or speed, optional; downsamples with the adaptive intensity segmentation codec)" */
 const segmentationParameter = queryString(z.enum(['power', 'speed'])).optional()
-  .describe('Rows become adaptive intensity segments of this metric (error on its cumulative curve per activity, at most 200 J or 2 m: mean-max from the rows is within 2 % of the samples\' beyond 20 s; header Threshold-Algorithm: segments/2); duration is then each segment\'s length in seconds');
+  .describe('Rows become adaptive intensity segments of this metric (error on its cumulative curve per activity, at most 200 J or 2 m: mean-max from the rows is within 2 % of the samples\' beyond 20 s; header Threshold-Algorithm: segments/3); duration is then each segment\'s length in seconds');
 
 const DataQuery = z.object({ metrics: metricsParameter, segmentation_on: segmentationParameter });
 
