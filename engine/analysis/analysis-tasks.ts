@@ -14,16 +14,16 @@ import type {
   MeanMaxTableTask, TableFile,
 } from '../pool/tasks.js';
 import { awdRows, longitudinalAwdRows } from './accumulated-work.js';
-import { analyzeActivity, AWD_RESOLUTION, histogramOf } from './activity-analysis.js';
+import { analyzeRecorded, AWD_RESOLUTION, histogramOf } from './activity-analysis.js';
 import { encodeAnalysis } from './analysis-codec.js';
-import { canonicalOptions, canonicalSeries, CURVE_METRICS, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
+import { canonicalOptions, canonicalSeries, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
 import { afterCurves, emptyBest, foldCurve, meanMaxCurve, prefixOf, type BestCurve, type MetricCurve } from './curves.js';
 import { resultTable, type Column, type ResultTable } from './tables.js';
 
 /** The activity's cache, from its stored series, and where the activity ends (recordingEnd of its last sample; null without samples). */
 export function analyzeSeries(task: AnalyzeSeriesTask): { analysis: ArrayBuffer; end: number | null } {
   const recorded = decodeSeriesIpc(new Uint8Array(task.series));
-  const analysis = encodeAnalysis(analyzeActivity(canonicalSeries(recorded, CURVE_METRICS, canonicalOptions(task.sport))));
+  const analysis = encodeAnalysis(analyzeRecorded(recorded, task.sport));
   const n = recorded.timestamps.length;
   return { analysis: standalone(analysis), end: n > 0 ? recordingEnd(recorded.timestamps[n - 1]!) : null };
 }
