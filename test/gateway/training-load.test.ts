@@ -1,6 +1,6 @@
 /**
  * The training-load extension endpoints on the real stack (upload → ingest → analysis cache → GetTrainingLoad
- * / GetActivityNumbers → HTTP): ~60 days of CSV rides and runs generated here, markers and dailies declared
+ * / GetActivityNumbers → HTTP): ~60 days of CSV and FIT rides and runs generated here, markers and dailies declared
  * through the API, every number checked against a SLOW REFERENCE written plainly below from the raw samples
  * (the canonical 1 s bins by the §1 hold rule, the 30 s fourth-power mean, the loads, then the exponential
  * averages day by day); a marker change recomputes; no threshold → null load with its reason; another
@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { jsonClient, okJson, type JsonClient } from '../support/json-api.js';
 import { settled, upload } from '../support/uploads.js';
+import { fitActivity } from '../support/fit-writer.js';
 
 interface Context {
   stack: TestStack;
@@ -42,13 +43,18 @@ interface Generated {
   power: number[] | null;
   heartRate: number[] | null;
   distance: number[] | null;
+  /** Uploaded as a FIT file (test/support/fit-writer.ts: power 210 + i mod 50, heart rate 120 + i mod 30), starting 10:00 UTC. */
+  fit?: true;
 }
 
 function addDays(date: string, n: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The season: a ride every other day (power and heart rate, with a 20 s pause), a run (distance and heart rate) every fifth, a heart-rate-only ride every ninth. */
+/**
+ * The season: a ride every other day (power and heart rate, with a 20 s pause), a run (distance and heart
+ * rate) every fifth, a heart-rate-only ride every ninth, and two FIT rides.
+ */
 function season(): Generated[] {
   const out: Generated[] = [];
   for (let day = 0; day < DAYS; day++) {
@@ -66,6 +72,10 @@ function season(): Generated[] {
     if (day % 5 === 1) {
       const t = Array.from({ length: 900 }, (_, s) => s);
       out.push({ day, hour: 12, sport: 'running', t, power: null, heartRate: t.map((s) => 140 + (s % 20)), distance: t.map((s) => 3 * s + 0.5 * (s % 4)) });
+    }
+    if (day === 3 || day === 43) {
+      const t = Array.from({ length: 1500 }, (_, s) => s);
+      out.push({ day, hour: 10, sport: 'cycling', t, power: t.map((s) => 210 + (s % 50)), heartRate: t.map((s) => 120 + (s % 30)), distance: null, fit: true });
     }
     if (day % 9 === 4) {
       const t = Array.from({ length: 1800 }, (_, s) => s);
@@ -211,7 +221,9 @@ load.before(async (context) => {
   context.ids = [];
   // Ten files per upload (the interface's limit), in generated order.
   for (let from = 0; from < context.activities.length; from += 10) {
-    const files = context.activities.slice(from, from + 10).map((activity, i) => ({ name: `a${from + i}.csv`, bytes: csvOf(activity) }));
+    const files = context.activities.slice(from, from + 10).map((activity, i) => (activity.fit
+      ? { name: `a${from + i}.fit`, bytes: fitActivity({ start: Date.parse(`${addDays(FIRST_DAY, activity.day)}T10:00:00Z`), seconds: activity.t.length, power: 210 }) }
+      : { name: `a${from + i}.csv`, bytes: csvOf(activity) }));
     const response = await upload(context.stack, token, files);
     assert.is(response.status, 202);
     const { sources } = (await response.json()) as { sources: { id: string }[] };
