@@ -22,6 +22,7 @@ import { getTrainingLoad } from '../engine/service/training-load.js';
 import { createPool } from '../engine/pool/pool.js';
 import { openStore } from '../storage/open-store.js';
 import { newId } from '../storage/ids.js';
+import { daily } from '../test/storage/records.js';
 import { countingStore, mongoCommands } from '../test/support/counting-store.js';
 import { median, ms, seedHistory } from './history.js';
 import { share, type BenchResult, type BenchRow } from './results.js';
@@ -30,6 +31,8 @@ export const question = 'GET /ext/training-load over 3,000 cached activities: ti
 
 const RIDES = 3_000;
 const USER = 'bench-training-load';
+/** Rides of the user whose thresholds are modeled, one a day: each local date fits the model once. */
+const MODELED_RIDES = 300;
 
 export async function run(): Promise<BenchResult> {
   const pool = createPool({ threads: 1 });
@@ -66,12 +69,25 @@ export async function run(): Promise<BenchResult> {
     const warmLoad = await median(3, () => load(warmMemo));
     const warmMeanMax = await median(3, () => meanMax(warmMemo));
 
+    // Without a declared threshold every local date asks the metabolic map's model (fresh model cache).
+    const modeledUser = `${USER}-modeled`;
+    await seedHistory(store, pool, modeledUser, MODELED_RIDES);
+    await store.dailies.insert(daily(newId(), modeledUser, { measure: 'body_mass', date: '2016-01-01', value: 70 }));
+    const modeledRequest = { ...loadRequest, user_id: modeledUser };
+    const modeled = () => {
+      const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
+      const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
+      return getTrainingLoad({ store, pool, memo, modeledMarkers: modeledMarkersFrom(models) })(modeledRequest, context());
+    };
+    const modeledMs = await median(1, modeled);
+
     const row = (what: string, figure: number, anchor: number): BenchRow => ({
       question: `training-load, 3,000 rides, ${what}`, dataset: 'synthetic', figure, unit: 'ms',
       anchor, anchorLabel: `longitudinal mean-max, ${what}`, ratio: share(figure, anchor, 'lower'),
     });
     const text = `sqlite (in memory): ${table.rows} days; cold ${ms(coldLoad)} ms, ${loadCalls} store calls (${loadCommands} MongoDB commands) ` +
-      `vs longitudinal mean-max ${ms(coldMeanMax)} ms, ${meanMaxCalls} calls; warm ${ms(warmLoad)} ms vs ${ms(warmMeanMax)} ms`;
+      `vs longitudinal mean-max ${ms(coldMeanMax)} ms, ${meanMaxCalls} calls; warm ${ms(warmLoad)} ms vs ${ms(warmMeanMax)} ms; ` +
+      `${MODELED_RIDES} rides without a declared threshold (modeled per date): ${ms(modeledMs)} ms`;
     return { text, rows: [row('cold caches', coldLoad, coldMeanMax), row('warm caches', warmLoad, warmMeanMax)] };
   } finally {
     await store.close();

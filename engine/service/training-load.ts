@@ -35,6 +35,7 @@ import { ownActivity } from './activity-records.js';
 import { matchingActivities, selectionOf, type SelectedActivity } from './activity-selection.js';
 import { tableFormat } from './activity-series.js';
 import { loadHistograms, loadNumbers, type AnalysisMemo } from './analysis-cache.js';
+import { mapLimit } from './map-limit.js';
 import { dailyOn, markersOn } from './model-inputs.js';
 import type { ModeledMarkers } from './modeled-markers.js';
 import { requireDate, requireField, requireOneOf } from './request-fields.js';
@@ -47,6 +48,9 @@ export interface TrainingLoadDeps {
   modeledMarkers: ModeledMarkers;
 }
 
+
+/** Activities whose thresholds are resolved at once (each may fit the model once per local date). */
+const MODEL_PARALLEL = 2;
 
 /** Later than any marker's date: markersOn reads every written and measured value once per call. */
 const ALL_DATES = '9999-12-31';
@@ -78,7 +82,9 @@ export function getTrainingLoad(deps: TrainingLoadDeps) {
     const records = await matchingActivities(deps.store, userId, { ...selection, startDate: null });
     const numbers = await loadNumbers(deps, records, signal);
     const thresholds = new LoadThresholds(deps, userId, signal);
-    const loads = await Promise.all(records.map((record, index) => activityLoad(record, numbers[index]!, thresholds)));
+    // Two at a time: a date without a fresh stored threshold fits the model in the pool, and a season of
+    // such dates must queue here, not overflow the pool's queue. Dates already resolved cost a Map lookup.
+    const loads = await mapLimit(records, MODEL_PARALLEL, (record, index) => activityLoad(record, numbers[index]!, thresholds));
     signal.throwIfAborted();
 
     const first = records[0]?.local_date ?? selection.startDate;
