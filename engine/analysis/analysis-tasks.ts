@@ -11,8 +11,10 @@ import { encodeTableFile, type TableFileFormat } from '../parquet/table-file.js'
 import { standalone } from '../pool/standalone.js';
 import type {
   ActivityAwdTask, ActivityMeanMaxTask, AfterBests, AfterBestsTask, AnalyzeSeriesTask, LongitudinalAwdTask,
-  MeanMaxTableTask, TableFile,
+  MeanMaxTableTask, TableFile, TrainingLoadTableTask,
 } from '../pool/tasks.js';
+import { dateToEpochDay, epochDayToDate } from '../../domain/time.js';
+import { impulseResponse } from '../models/training-load.js';
 import { awdRows, longitudinalAwdRows } from './accumulated-work.js';
 import { analyzeRecorded, AWD_RESOLUTION, histogramOf } from './activity-analysis.js';
 import { encodeAnalysis } from './analysis-codec.js';
@@ -26,6 +28,27 @@ export function analyzeSeries(task: AnalyzeSeriesTask): { analysis: ArrayBuffer;
   const analysis = encodeAnalysis(analyzeRecorded(recorded, task.sport));
   const n = recorded.timestamps.length;
   return { analysis: standalone(analysis), end: n > 0 ? recordingEnd(recorded.timestamps[n - 1]!) : null };
+}
+
+/** GetTrainingLoad's day table (engine.proto): the impulse-response averages over the days, from `skip` on. */
+export function trainingLoadTable(task: TrainingLoadTableTask): TableFile {
+  const days = task.loads.length;
+  const fitness = new Float64Array(days);
+  const fatigue = new Float64Array(days);
+  const form = new Float64Array(days);
+  impulseResponse(task.loads, fitness, fatigue, form);
+  const first = dateToEpochDay(task.from) + task.skip;
+  const skip = task.skip;
+  return tableFile(resultTable([
+    { name: 'date', type: 'utf8', values: Array.from({ length: days - skip }, (_, d) => epochDayToDate(first + d)) },
+    { name: 'load', type: 'float64', values: task.loads.subarray(skip) },
+    { name: 'fitness', type: 'float64', values: fitness.subarray(skip) },
+    { name: 'fatigue', type: 'float64', values: fatigue.subarray(skip) },
+    { name: 'form', type: 'float64', values: form.subarray(skip) },
+    { name: 'activities', type: 'int64', values: task.activities.subarray(skip) },
+    { name: 'activities_without_load', type: 'int64', values: task.unloaded.subarray(skip) },
+    { name: 'activity_ids', type: 'utf8', values: task.ids.slice(skip) },
+  ]), task.format);
 }
 
 /** One activity's curve, exact at every requested duration ("for a single activity compute them exactly"). */

@@ -7,7 +7,8 @@
  * stale), never from its series. The thresholds are read once per call (LoadThresholds: the markers of each
  * root sport, the resting heart rate per date, the model only where no fresh stored value exists) and
  * combined at read time (models/training-load.ts), so a marker change needs no recomputation: the next call
- * combines the new winner.
+ * combines the new winner. The daily averages and the table are computed and written in the pool
+ * (analysis-tasks.ts trainingLoadTable), off the event loop.
  *
  * Threshold (§10): the metabolic map's second_threshold on the activity's local date, its precedence
  * included (models/marker-precedence.ts over written, test-measured and modeled values, as GetZones reads
@@ -15,11 +16,10 @@
  */
 import { status } from '@grpc/grpc-js';
 import { isFootSport, rootSport } from '../../domain/sport.js';
-import { addDays, daysBetween } from '../../domain/time.js';
+import { dateToEpochDay, daysBetween } from '../../domain/time.js';
 import type { Store } from '../../storage/store.js';
 import type { ActivityNumbers } from '../analysis/analysis-codec.js';
 import { AWD_RESOLUTION } from '../analysis/activity-analysis.js';
-import { resultTable, type Column } from '../analysis/tables.js';
 import {
   MAX_LOAD_DAYS, TRAINING_LOAD_ALGORITHM, ZONE_SYSTEM_NAMES, type GetActivityNumbersRequest, type GetActivityNumbersResponse, type GetTrainingLoadRequest,
   type LoadProblemCode, type QuantityZones, type TableMessage,
@@ -27,11 +27,11 @@ import {
 import { EngineError, type CallContext } from '../errors.js';
 import { isFresh, resolveMarker, type ResolvedMarker } from '../models/marker-precedence.js';
 import type { StoredMarker } from '../models/metabolic-map.js';
-import { impulseResponse, intensityLoad, trimp, trimpLoad, weightedIntensity, zoneSeconds } from '../models/training-load.js';
+import { intensityLoad, trimp, trimpLoad, weightedIntensity, zoneSeconds } from '../models/training-load.js';
 import type { ZoneQuantity, ZoneSystem } from '../models/zones.js';
-import { encodeTableFile } from '../parquet/table-file.js';
 import type { EnginePool } from '../pool/pool.js';
 import { ownActivity } from './activity-records.js';
+import { tableMessage } from './analyses.js';
 import { matchingActivities, selectionOf, type SelectedActivity } from './activity-selection.js';
 import { tableFormat } from './activity-series.js';
 import { loadHistograms, loadNumbers, type AnalysisMemo } from './analysis-cache.js';
@@ -90,31 +90,26 @@ export function getTrainingLoad(deps: TrainingLoadDeps) {
     const first = records[0]?.local_date ?? selection.startDate;
     const outFrom = selection.startDate ?? first;
     const from = first === null || (outFrom !== null && outFrom < first) ? outFrom : first;
-    if (from === null || outFrom === null) return encodedTable(dayColumns([], new Float64Array(0), new Float64Array(0), new Float64Array(0), new Float64Array(0), new Int32Array(0), new Int32Array(0), []), format);
-    const days = daysBetween(from, endDate) + 1;
+    const days = from === null ? 0 : daysBetween(from, endDate) + 1;
     if (days > MAX_LOAD_DAYS) throw new EngineError(status.INVALID_ARGUMENT, `${subsystem}: ${days} days from ${from} to ${endDate}; at most ${MAX_LOAD_DAYS}`);
-    const daily = new Float64Array(days);
-    const counts = new Int32Array(days);
+    const loadsPerDay = new Float64Array(days);
+    const activities = new Int32Array(days);
     const unloaded = new Int32Array(days);
     const ids: string[][] = Array.from({ length: days }, () => []);
+    const fromDay = from === null ? 0 : dateToEpochDay(from);
     records.forEach((record, index) => {
-      const day = daysBetween(from, record.local_date);
+      const day = dateToEpochDay(record.local_date) - fromDay;
       const load = loads[index]!.load;
-      if (load !== null) daily[day] = daily[day]! + load;
+      if (load !== null) loadsPerDay[day] = loadsPerDay[day]! + load;
       else unloaded[day] = unloaded[day]! + 1;
-      counts[day] = counts[day]! + 1;
+      activities[day] = activities[day]! + 1;
       ids[day]!.push(record.id);
     });
-    const fitness = new Float64Array(days);
-    const fatigue = new Float64Array(days);
-    const form = new Float64Array(days);
-    impulseResponse(daily, fitness, fatigue, form);
-    const skip = daysBetween(from, outFrom);
-    const dates = Array.from({ length: days - skip }, (_, d) => addDays(outFrom, d));
-    return encodedTable(dayColumns(
-      dates, daily.subarray(skip), fitness.subarray(skip), fatigue.subarray(skip), form.subarray(skip), counts.subarray(skip), unloaded.subarray(skip),
-      ids.slice(skip).map((day) => day.join(',')),
-    ), format);
+    const task = {
+      from: from ?? endDate, loads: loadsPerDay, activities, unloaded, ids: ids.map((day) => day.join(',')),
+      skip: from === null || outFrom === null ? 0 : daysBetween(from, outFrom), format,
+    };
+    return tableMessage(await deps.pool.run('trainingLoadTable', task, { signal, transferList: [loadsPerDay.buffer, activities.buffer, unloaded.buffer] }));
   };
 }
 
@@ -258,26 +253,4 @@ async function timeInZones(
     const seconds = zoneSeconds(histogram, resolution, answer.zones);
     return { quantity, zone_system: zoneSystem, zones: answer.zones.map((zone, z) => ({ ...zone, duration_s: seconds[z]! })), problem: answer.problem };
   }));
-}
-
-/** The columns of GetTrainingLoad (engine.proto), one row per day. */
-function dayColumns(
-  dates: string[], load: Float64Array, fitness: Float64Array, fatigue: Float64Array, form: Float64Array, activities: Int32Array, unloaded: Int32Array, ids: string[],
-): Column[] {
-  return [
-    { name: 'date', type: 'utf8', values: dates },
-    { name: 'load', type: 'float64', values: load },
-    { name: 'fitness', type: 'float64', values: fitness },
-    { name: 'fatigue', type: 'float64', values: fatigue },
-    { name: 'form', type: 'float64', values: form },
-    { name: 'activities', type: 'int64', values: activities },
-    { name: 'activities_without_load', type: 'int64', values: unloaded },
-    { name: 'activity_ids', type: 'utf8', values: ids },
-  ];
-}
-
-function encodedTable(columns: Column[], format: 'parquet' | 'arrow_ipc'): TableMessage {
-  const table = resultTable(columns);
-  const data = encodeTableFile(table.schema, table.batches, format);
-  return { data: Buffer.from(data.buffer, data.byteOffset, data.byteLength), rows: table.rows };
 }
