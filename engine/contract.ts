@@ -147,6 +147,67 @@ export interface GetLongitudinalAccumulatedWorkDurationRequest {
   format?: TableFormat;
 }
 
+export interface GetTrainingLoadRequest {
+  user_id: string;
+  sports?: string[];
+  start_date?: string;
+  end_date?: string;
+  format?: TableFormat;
+}
+
+export interface GetActivityNumbersRequest {
+  user_id: string;
+  activity_id: string;
+  zone_system?: string;
+}
+
+export interface LoadThreshold {
+  marker: string;
+  quantity: string;
+  value: number;
+  provenance: string;
+}
+
+export interface ZoneTime extends ZoneBand {
+  duration_s: number;
+}
+
+export interface QuantityZones {
+  quantity: string;
+  zone_system: string;
+  zones: ZoneTime[];
+  problem: ZonesProblem | null;
+}
+
+export type LoadProblemCode = 'no_intensity' | 'no_threshold' | 'no_heart_rate_max' | 'no_resting_hr';
+
+export interface GetActivityNumbersResponse {
+  activity_id: string;
+  sport: string;
+  local_date: string;
+  recorded_time_s: number;
+  moving_time_s: number;
+  work_kj?: number;
+  intensity_quantity: '' | 'power' | 'speed' | 'heart_rate';
+  weighted_intensity?: number;
+  intensity_factor?: number;
+  load?: number;
+  trimp?: number;
+  threshold: LoadThreshold | null;
+  resting_hr?: number;
+  heart_rate_max?: number;
+  load_problem: '' | LoadProblemCode;
+  load_problem_detail: string;
+  zones: QuantityZones[];
+  algorithm: string;
+}
+
+/** Days one training-load answer may span (a hundred years, as the longitudinal endpoints' window_days). */
+export const MAX_LOAD_DAYS = 36_600;
+
+/** The training-load numbers' algorithm version (ANALYTICS.md §10), the `Threshold-Algorithm` header of the ext endpoints. */
+export const TRAINING_LOAD_ALGORITHM = 'training-load/1';
+
 export interface DecodeSourceRequest {
   user_id: string;
   source_id: string;
@@ -291,7 +352,7 @@ export const SEGMENTATION_ALGORITHM = 'segments/3';
  * header of the mean-max and AWD endpoints. Always `analysis/<ANALYSIS_VERSION>` (engine/analysis/
  * activity-analysis.ts, the version that keys the analysis caches; test/gateway/speed-spikes.test.ts checks).
  */
-export const ANALYSIS_ALGORITHM = 'analysis/3';
+export const ANALYSIS_ALGORITHM = 'analysis/4';
 
 /** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
 export const CURVE_QUANTITIES = ['power', 'speed'] as const;

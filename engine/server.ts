@@ -45,6 +45,7 @@ import type { Provider } from '../domain/providers.js';
 import { lactateThresholds } from './service/lactate-thresholds.js';
 import { getTemplateWeek } from './service/template-week.js';
 import { getZones } from './service/zones.js';
+import { getActivityNumbers, getTrainingLoad } from './service/training-load.js';
 import { getIntensityDurationModel, getMetabolicMap, modeledMarkersFrom, type ModelState } from './service/physiological-models.js';
 import { ModelCache } from './service/model-cache.js';
 import { createEngineMetrics } from './metrics.js';
@@ -145,6 +146,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     LactateThresholds: wrapUnary('LactateThresholds', lactateThresholds(), unary),
     GetTemplateWeek: wrapUnary('GetTemplateWeek', getTemplateWeek({ store }), unary),
     GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: modeledMarkersFrom(models) }), unary),
+    GetTrainingLoad: wrapUnary('GetTrainingLoad', getTrainingLoad({ store, pool, memo, modeledMarkers: modeledMarkersFrom(models) }), unary),
+    GetActivityNumbers: wrapUnary('GetActivityNumbers', getActivityNumbers({ store, pool, memo, modeledMarkers: modeledMarkersFrom(models) }), unary),
     GetIntensityDurationModel: wrapUnary('GetIntensityDurationModel', getIntensityDurationModel(models), unary),
     GetMetabolicMap: wrapUnary('GetMetabolicMap', getMetabolicMap(models), unary),
     GetMetrics: wrapUnary('GetMetrics', async () => ({ text: await metrics.text() }), unary),

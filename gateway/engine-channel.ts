@@ -29,6 +29,7 @@ const LIST_SCHEME = 'threshold-engines';
 export const RETRIED_METHODS = [
   'DecodeSource', 'GetActivitySeries', 'GetLongitudinalSeries', 'GetMeanMax', 'GetAccumulatedWorkDuration', 'GetLongitudinalMeanMax',
   'GetLongitudinalAccumulatedWorkDuration', 'LactateThresholds', 'GetTemplateWeek', 'GetZones', 'GetIntensityDurationModel', 'GetMetabolicMap',
+  'GetTrainingLoad', 'GetActivityNumbers',
 ] as const;
 
 const METHOD_CONFIG = {

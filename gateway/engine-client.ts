@@ -15,7 +15,7 @@ import { protoPath as healthProtoPath } from 'grpc-health-check';
 import {
   createEngineClient, type DecodeSourceRequest, type DecodeSourceResponse, type EngineClient as EngineStub, type GetAccumulatedWorkDurationRequest,
   type GetActivitySeriesRequest, type GetLongitudinalAccumulatedWorkDurationRequest, type GetLongitudinalMeanMaxRequest, type GetLongitudinalSeriesRequest,
-  type GetTemplateWeekRequest, type GetTemplateWeekResponse, type GetZonesRequest, type GetZonesResponse, type TemplateDay, type ZoneBand, type ZonesProblemCode,
+  type GetTemplateWeekRequest, type GetTemplateWeekResponse, type GetZonesRequest, type GetZonesResponse, type GetTrainingLoadRequest, type GetActivityNumbersRequest, type GetActivityNumbersResponse, type TemplateDay, type ZoneBand, type ZonesProblemCode,
   TEMPLATE_WEEKDAYS,
   type GetMeanMaxRequest, type GetIntensityDurationModelRequest, type GetIntensityDurationModelResponse, type GetMetabolicMapRequest,
   type GetMetabolicMapResponse, type GetMetricsResponse, type BeginProviderConnectionRequest, type CompleteProviderConnectionRequest, type CompleteProviderConnectionResponse,
@@ -95,6 +95,33 @@ export class EngineClient {
   /** The longitudinal AWD levels as a table file. */
   longitudinalAccumulatedWorkDuration(request: GetLongitudinalAccumulatedWorkDurationRequest, options: CallOptions = {}): Promise<TableMessage> {
     return this.unary(this.engine, 'GetLongitudinalAccumulatedWorkDuration', request, options) as Promise<TableMessage>;
+  }
+
+  /** Daily load, fitness, fatigue and form as a table file (ANALYTICS.md §10). */
+  trainingLoad(request: GetTrainingLoadRequest, options: CallOptions = {}): Promise<TableMessage> {
+    return this.unary(this.engine, 'GetTrainingLoad', request, options) as Promise<TableMessage>;
+  }
+
+  /** One activity's load numbers with every optional field null when unset. */
+  async activityNumbers(request: GetActivityNumbersRequest, options: CallOptions = {}): Promise<ActivityNumbers> {
+    const reply = (await this.unary(this.engine, 'GetActivityNumbers', request, options)) as WireActivityNumbers;
+    const optional = (value: number | undefined): number | null => value ?? null;
+    return {
+      ...reply,
+      work_kj: optional(reply.work_kj),
+      weighted_intensity: optional(reply.weighted_intensity),
+      intensity_factor: optional(reply.intensity_factor),
+      load: optional(reply.load),
+      trimp: optional(reply.trimp),
+      threshold: reply.threshold ?? null,
+      resting_hr: optional(reply.resting_hr),
+      heart_rate_max: optional(reply.heart_rate_max),
+      zones: reply.zones.map((zones) => ({
+        ...zones,
+        zones: zones.zones.map((zone) => ({ ...zone, upper: (zone.upper as number | undefined) ?? null })),
+        problem: zones.problem ? { ...zones.problem, code: zones.problem.code as ZonesProblemCode } : null,
+      })),
+    };
   }
 
   /**
@@ -310,6 +337,13 @@ function templateDayOf(wire: TemplateDay | null | undefined): TemplateDay {
     typical_training_duration: wire?.typical_training_duration || 'PT0S',
   };
 }
+
+/** GetActivityNumbers as the gateway hands it on: every unset optional number null. */
+export type ActivityNumbers = Omit<GetActivityNumbersResponse, 'work_kj' | 'weighted_intensity' | 'intensity_factor' | 'load' | 'trimp' | 'resting_hr' | 'heart_rate_max'>
+  & Record<'work_kj' | 'weighted_intensity' | 'intensity_factor' | 'load' | 'trimp' | 'resting_hr' | 'heart_rate_max', number | null>;
+
+/** GetActivityNumbers as proto-loader decodes it: unset optionals absent, unset messages null. */
+type WireActivityNumbers = Omit<GetActivityNumbersResponse, 'threshold'> & { threshold: GetActivityNumbersResponse['threshold'] | undefined };
 
 /** GetZones as proto-loader decodes it: unset `upper` absent, unset `problem` null. */
 interface WireZones {

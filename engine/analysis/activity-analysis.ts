@@ -1,15 +1,20 @@
 /**
  * The per-activity analysis cache (DESIGN.md §2 "derived caches per activity"): for power and for speed
  * where the activity has them, the mean-max curve on the full grid up to the longest section plus that
- * length itself (values and best-window starts), and the AWD histogram (recorded ms per intensity bin).
+ * length itself (values and best-window starts), and the AWD histogram (recorded ms per intensity bin);
+ * and once per activity the load numbers (activity-numbers.ts).
  * Computed at ingest in the worker, stored as a blob beside the series (engine/analysis/analysis-codec.ts,
  * lossless), versioned by ANALYSIS_VERSION so a change of any algorithm below or of the stored layout
  * recomputes it (engine/service/analysis-cache.ts).
  */
 import { fullGrid } from '../kernels/duration-grid.js';
 import { awdHistogram, histogramLength } from '../kernels/awd.js';
-import { CURVE_METRICS, longestSection, metricValues, type CanonicalSeries, type CurveMetric } from './canonical-series.js';
-import type { ActivityAnalysis } from './analysis-codec.js';
+import type { RecordedSeries } from '../ingest/series.js';
+import {
+  canonicalOptions, canonicalSeries, CURVE_METRICS, longestSection, metricValues, type CanonicalSeries, type CurveMetric,
+} from './canonical-series.js';
+import type { ActivityAnalysis, ActivityNumbers } from './analysis-codec.js';
+import { activityNumbers } from './activity-numbers.js';
 import { meanMaxCurve, prefixOf } from './curves.js';
 
 /**
@@ -18,15 +23,22 @@ import { meanMaxCurve, prefixOf } from './curves.js';
  * for a two-hour ride); 2: THA2, the same numbers in about 5 KB; 3: AWD bins in integers, a speed on a 0.01 m/s
  * edge counts at that edge (kernels/awd.ts intensityBin), and speed from the device's speed channel when the
  * series has one, else distance with GPS spikes removed, capped per sport, rounded to 1e-9 m/s (ANALYTICS.md
- * §1.3; it was distance-derived speed with its jumps).
+ * §1.3; it was distance-derived speed with its jumps); 4: the load numbers (ANALYTICS.md §10, part kind 2).
  */
-export const ANALYSIS_VERSION = 3;
+export const ANALYSIS_VERSION = 4;
 
 /** AWD bins per unit: whole watts, 0.01 m/s (ANALYTICS.md §5). */
 export const AWD_RESOLUTION: Readonly<Record<CurveMetric, number>> = { power: 1, speed: 100 };
 
-export function analyzeActivity(series: CanonicalSeries): ActivityAnalysis {
-  const analysis: ActivityAnalysis = { version: ANALYSIS_VERSION, curves: {}, awd: {} };
+/** The cache of a recorded series of `sport`: its canonical series analysed, load numbers included. */
+export function analyzeRecorded(recorded: RecordedSeries, sport: string): ActivityAnalysis {
+  const options = canonicalOptions(sport);
+  const series = canonicalSeries(recorded, CURVE_METRICS, options);
+  return analyzeActivity(series, activityNumbers(series, recorded, options));
+}
+
+export function analyzeActivity(series: CanonicalSeries, numbers?: ActivityNumbers): ActivityAnalysis {
+  const analysis: ActivityAnalysis = { version: ANALYSIS_VERSION, curves: {}, awd: {}, ...(numbers && { numbers }) };
   const longest = longestSection(series.grid);
   for (const metric of CURVE_METRICS) {
     const values = metricValues(series, metric);

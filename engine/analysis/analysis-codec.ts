@@ -4,13 +4,15 @@
  * encoded, so longitudinal curves served from caches are the same bit for bit whatever the layout.
  *
  * Layout (little-endian): "THA2", uint32 ANALYSIS_VERSION, uint8 part count, then per part: uint8 kind
- * (0 curve, 1 AWD histogram), uint8 metric (0 power, 1 speed), uint8 flags (1 = deflated), varint byte
+ * (0 curve, 1 AWD histogram, 2 numbers), uint8 metric (0 power, 1 speed), uint8 flags (1 = deflated), varint byte
  * length, the bytes (raw DEFLATE when flagged, kept only where it is smaller). A part's payload:
  *
  * - curve: n; the durations as varint deltas; the starts (UTC ms) as zigzag varint deltas in whole seconds
  *   (unit 1000) or ms (unit 1), or raw float64 (unit 0) when one is not a safe integer; the values as one
  *   token each: v = S/d for a safe integer S (a whole-watt 1 Hz ride: S is the window's joules) is
  *   zigzag(S − previous S) + 1, any other value is 0 and its bits follow in the escape block;
+ * - numbers (kind 2, metric 0, one per activity): the scalars of ActivityNumbers as escaped floats (NaN =
+ *   none), then the heart-rate histogram as a histogram (n = 0 without heart rate);
  * - histogram: n; unit 1000 (whole seconds) or 1 (whole ms) with one varint per bin, or unit 0 and raw float64;
  * - the escape block: count, then the float64 bits XOR the previous escaped value's, as 8 byte planes (most
  *   significant first), so the shared sign, exponent and leading mantissa bits compress.
@@ -30,13 +32,29 @@ export interface ActivityAnalysis {
   curves: Partial<Record<CurveMetric, MetricCurve>>;
   /** Recorded ms per intensity bin (bin b = b / AWD_RESOLUTION[metric]). */
   awd: Partial<Record<CurveMetric, Float64Array>>;
+  /** The threshold-independent load numbers (ANALYTICS.md §10; engine/analysis/activity-numbers.ts). */
+  numbers?: ActivityNumbers;
 }
 
-export type PartKind = 'curve' | 'awd';
+/** What the load numbers of an activity are recombined from at read time (engine/service/training-load.ts). */
+export interface ActivityNumbers {
+  /** Bins of the canonical series, s: every section, pauses up to the section gap included. */
+  recordedS: number;
+  /** Recorded time excluding pauses, s: Σ coverage (a gap longer than the hold cap is a pause, §1.2). */
+  movingS: number;
+  /** Σ canonical power, J; null without power. */
+  workJ: number | null;
+  /** Σ (30 s rolling mean)⁴ and the window count, per metric the activity has (and that lasted 30 s). */
+  fourth: Partial<Record<CurveMetric, { sum: number; count: number }>>;
+  /** Recorded ms per whole bpm (kernels/activity-numbers.ts heartRateHistogram); null without heart rate. */
+  heartRate: Float64Array | null;
+}
+
+export type PartKind = 'curve' | 'awd' | 'numbers';
 
 const MAGIC = 'THA2';
 const LEGACY_MAGIC = 'THA1';
-const KINDS: readonly PartKind[] = ['curve', 'awd'];
+const KINDS: readonly PartKind[] = ['curve', 'awd', 'numbers'];
 const DEFLATED = 1;
 
 export function encodeAnalysis(analysis: ActivityAnalysis): Uint8Array {
@@ -50,6 +68,8 @@ export function encodeAnalysis(analysis: ActivityAnalysis): Uint8Array {
     const awd = analysis.awd[metric];
     if (awd) parts.push({ kind: 1, metric: m, payload: histogramPayload(awd) });
   });
+  // One part per activity, filed under metric 0.
+  if (analysis.numbers) parts.push({ kind: 2, metric: 0, payload: numbersPayload(analysis.numbers) });
   out.byte(parts.length);
   for (const { kind, metric, payload } of parts) {
     const deflated = deflateRawSync(payload, { level: 9 });
@@ -78,7 +98,8 @@ export function decodeAnalysis(bytes: Uint8Array): ActivityAnalysis {
   const analysis: ActivityAnalysis = { version: checkedVersion(bytes), curves: {}, awd: {} };
   for (const part of partsOf(bytes)) {
     if (part.kind === 'curve') analysis.curves[part.metric] = decodeCurve(part.payload());
-    else analysis.awd[part.metric] = decodeHistogram(part.payload());
+    else if (part.kind === 'awd') analysis.awd[part.metric] = decodeHistogram(part.payload());
+    else analysis.numbers = decodeNumbers(part.payload());
   }
   return analysis;
 }
@@ -86,11 +107,12 @@ export function decodeAnalysis(bytes: Uint8Array): ActivityAnalysis {
 /** One part of a cache (a curve or a histogram), decoded alone; null when the activity has none. */
 export function decodeAnalysisPart(bytes: Uint8Array, kind: 'curve', metric: CurveMetric): MetricCurve | null;
 export function decodeAnalysisPart(bytes: Uint8Array, kind: 'awd', metric: CurveMetric): Float64Array | null;
-export function decodeAnalysisPart(bytes: Uint8Array, kind: PartKind, metric: CurveMetric): MetricCurve | Float64Array | null {
+export function decodeAnalysisPart(bytes: Uint8Array, kind: 'numbers', metric: CurveMetric): ActivityNumbers | null;
+export function decodeAnalysisPart(bytes: Uint8Array, kind: PartKind, metric: CurveMetric): MetricCurve | Float64Array | ActivityNumbers | null {
   checkedVersion(bytes);
   for (const part of partsOf(bytes)) {
-    if (part.kind !== kind || part.metric !== metric) continue;
-    return kind === 'curve' ? decodeCurve(part.payload()) : decodeHistogram(part.payload());
+    if (part.kind !== kind || (kind !== 'numbers' && part.metric !== metric)) continue;
+    return kind === 'curve' ? decodeCurve(part.payload()) : kind === 'awd' ? decodeHistogram(part.payload()) : decodeNumbers(part.payload());
   }
   return null;
 }
@@ -210,6 +232,29 @@ function histogramPayload(histogram: Float64Array): Uint8Array {
 
 function decodeHistogram(reader: ByteReader): Float64Array {
   return readIntegers(reader, reader.varint());
+}
+
+/** The scalars bit for bit (NaN for "none"), then the heart-rate histogram (length 0 for none). */
+function numbersPayload(numbers: ActivityNumbers): Uint8Array {
+  const out = new ByteWriter();
+  const fourth = CURVE_METRICS.flatMap((metric) => [numbers.fourth[metric]?.sum ?? NaN, numbers.fourth[metric]?.count ?? NaN]);
+  writeFloats(out, [numbers.recordedS, numbers.movingS, numbers.workJ ?? NaN, ...fourth]);
+  const histogram = numbers.heartRate ?? new Float64Array(0);
+  out.varint(histogram.length);
+  writeIntegers(out, histogram, [1000, 1], false);
+  return out.finish();
+}
+
+function decodeNumbers(reader: ByteReader): ActivityNumbers {
+  const scalars = readFloats(reader);
+  const heartRate = decodeHistogram(reader);
+  const fourth: ActivityNumbers['fourth'] = {};
+  CURVE_METRICS.forEach((metric, m) => {
+    const sum = scalars[3 + 2 * m]!;
+    if (sum === sum) fourth[metric] = { sum, count: scalars[4 + 2 * m]! };
+  });
+  const workJ = scalars[2]!;
+  return { recordedS: scalars[0]!, movingS: scalars[1]!, workJ: workJ === workJ ? workJ : null, fourth, heartRate: heartRate.length === 0 ? null : heartRate };
 }
 
 /**

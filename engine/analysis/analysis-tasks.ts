@@ -11,21 +11,44 @@ import { encodeTableFile, type TableFileFormat } from '../parquet/table-file.js'
 import { standalone } from '../pool/standalone.js';
 import type {
   ActivityAwdTask, ActivityMeanMaxTask, AfterBests, AfterBestsTask, AnalyzeSeriesTask, LongitudinalAwdTask,
-  MeanMaxTableTask, TableFile,
+  MeanMaxTableTask, TableFile, TrainingLoadTableTask,
 } from '../pool/tasks.js';
+import { dateToEpochDay, epochDayToDate } from '../../domain/time.js';
+import { impulseResponse } from '../models/training-load.js';
 import { awdRows, longitudinalAwdRows } from './accumulated-work.js';
-import { analyzeActivity, AWD_RESOLUTION, histogramOf } from './activity-analysis.js';
+import { analyzeRecorded, AWD_RESOLUTION, histogramOf } from './activity-analysis.js';
 import { encodeAnalysis } from './analysis-codec.js';
-import { canonicalOptions, canonicalSeries, CURVE_METRICS, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
+import { canonicalOptions, canonicalSeries, longestSection, metricValues, type CurveMetric } from './canonical-series.js';
 import { afterCurves, emptyBest, foldCurve, meanMaxCurve, prefixOf, type BestCurve, type MetricCurve } from './curves.js';
 import { resultTable, type Column, type ResultTable } from './tables.js';
 
 /** The activity's cache, from its stored series, and where the activity ends (recordingEnd of its last sample; null without samples). */
 export function analyzeSeries(task: AnalyzeSeriesTask): { analysis: ArrayBuffer; end: number | null } {
   const recorded = decodeSeriesIpc(new Uint8Array(task.series));
-  const analysis = encodeAnalysis(analyzeActivity(canonicalSeries(recorded, CURVE_METRICS, canonicalOptions(task.sport))));
+  const analysis = encodeAnalysis(analyzeRecorded(recorded, task.sport));
   const n = recorded.timestamps.length;
   return { analysis: standalone(analysis), end: n > 0 ? recordingEnd(recorded.timestamps[n - 1]!) : null };
+}
+
+/** GetTrainingLoad's day table (engine.proto): the impulse-response averages over the days, from `skip` on. */
+export function trainingLoadTable(task: TrainingLoadTableTask): TableFile {
+  const days = task.loads.length;
+  const fitness = new Float64Array(days);
+  const fatigue = new Float64Array(days);
+  const form = new Float64Array(days);
+  impulseResponse(task.loads, fitness, fatigue, form);
+  const first = dateToEpochDay(task.from) + task.skip;
+  const skip = task.skip;
+  return tableFile(resultTable([
+    { name: 'date', type: 'utf8', values: Array.from({ length: days - skip }, (_, d) => epochDayToDate(first + d)) },
+    { name: 'load', type: 'float64', values: task.loads.subarray(skip) },
+    { name: 'fitness', type: 'float64', values: fitness.subarray(skip) },
+    { name: 'fatigue', type: 'float64', values: fatigue.subarray(skip) },
+    { name: 'form', type: 'float64', values: form.subarray(skip) },
+    { name: 'activities', type: 'int64', values: task.activities.subarray(skip) },
+    { name: 'activities_without_load', type: 'int64', values: task.unloaded.subarray(skip) },
+    { name: 'activity_ids', type: 'utf8', values: task.ids.slice(skip) },
+  ]), task.format);
 }
 
 /** One activity's curve, exact at every requested duration ("for a single activity compute them exactly"). */

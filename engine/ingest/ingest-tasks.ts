@@ -9,9 +9,8 @@
  * bytes would make it throw again, so retrying cannot help (issue: imports that fail fast).
  */
 import { canonicalSport } from '../../domain/sport.js';
-import { analyzeActivity } from '../analysis/activity-analysis.js';
+import { analyzeRecorded } from '../analysis/activity-analysis.js';
 import { encodeAnalysis } from '../analysis/analysis-codec.js';
-import { canonicalOptions, canonicalSeries, CURVE_METRICS } from '../analysis/canonical-series.js';
 import { indexAtOrAfter, recordingEnd, sampleWeights } from '../kernels/summary.js';
 import { standalone } from '../pool/standalone.js';
 import type { DecodeFileTask, DecodeOutcome, DecodedActivityResult } from '../pool/tasks.js';
@@ -66,6 +65,6 @@ function describeActivity(activity: DecodedActivity): DecodedActivityResult {
     devices: activity.devices,
     distance: summary.distance?.sum ?? null,
     series: standalone(encodeSeriesIpc(series)),
-    analysis: standalone(encodeAnalysis(analyzeActivity(canonicalSeries(series, CURVE_METRICS, canonicalOptions(activity.sport))))),
+    analysis: standalone(encodeAnalysis(analyzeRecorded(series, activity.sport))),
   };
 }

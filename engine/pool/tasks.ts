@@ -171,6 +171,20 @@ export interface LongitudinalAwdTask {
   format: TableFileFormat;
 }
 
+/** trainingLoadTable: fitness, fatigue and form over consecutive local days, and the day table (ANALYTICS.md §10). */
+export interface TrainingLoadTableTask {
+  /** The first day, YYYY-MM-DD: nothing came before it (fitness and fatigue 0 the day before). */
+  from: string;
+  /** Per day from `from`: the summed activity loads, the activities, those without a load, their ids (comma-joined). */
+  loads: Float64Array;
+  activities: Int32Array;
+  unloaded: Int32Array;
+  ids: string[];
+  /** Days left out at the start of the table (before the requested start). */
+  skip: number;
+  format: TableFileFormat;
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Physiological models (engine/analysis/intensity-model.ts)
 
@@ -213,6 +227,7 @@ export interface PoolTasks {
   afterBests: { task: AfterBestsTask; result: AfterBests };
   meanMaxTable: { task: MeanMaxTableTask; result: TableFile };
   longitudinalAwd: { task: LongitudinalAwdTask; result: TableFile };
+  trainingLoadTable: { task: TrainingLoadTableTask; result: TableFile };
   fitIntensityModel: { task: FitIntensityModelTask; result: FittedIntensityModel };
   /** Once per thread at start (warm-up.ts): the size of the tables it built, and the thread's id. */
   warmUp: { task: WarmUpTask; result: { bytes: number; thread: number } };

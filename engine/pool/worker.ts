@@ -35,6 +35,7 @@ const TASKS: { [K in TaskName]: TaskEntry<K> } = {
   afterBests: { run: analyses.afterBests, transfer: (result) => [result.values.buffer, result.starts.buffer, result.holders.buffer] as ArrayBuffer[] },
   meanMaxTable: { run: analyses.meanMaxTable, transfer: tableBytes },
   longitudinalAwd: { run: analyses.longitudinalAwd, transfer: tableBytes },
+  trainingLoadTable: { run: analyses.trainingLoadTable, transfer: tableBytes },
   // A few numbers back: copied.
   fitIntensityModel: { run: fitIntensityModel },
   warmUp: { run: warmUp },

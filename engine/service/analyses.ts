@@ -223,6 +223,7 @@ function label(record: Pick<ActivityRecord, 'id' | 'sport'>): ActivityLabel {
   return { id: record.id, sport: record.sport };
 }
 
-function tableMessage(file: TableFile): TableMessage {
+/** A worker's table file as the `Table` message. */
+export function tableMessage(file: TableFile): TableMessage {
   return { data: new Uint8Array(file.data), rows: file.rows };
 }

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ActivityRecord, Store } from '../../storage/store.js';
 import { ANALYSIS_VERSION } from '../analysis/activity-analysis.js';
-import { analysisVersionOf, decodeAnalysisPart, type PartKind } from '../analysis/analysis-codec.js';
+import { analysisVersionOf, decodeAnalysisPart, type ActivityNumbers, type PartKind } from '../analysis/analysis-codec.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
 import type { MetricCurve } from '../analysis/curves.js';
 import type { EnginePool } from '../pool/pool.js';
@@ -48,13 +48,17 @@ export const ANALYSIS_MEMO_BYTES = 64 * 1024 * 1024;
  */
 export const ENTRY_OVERHEAD_BYTES = 1024;
 
-/** One decoded part of a cache: a curve, a histogram, or null when the activity has none of that metric. */
-export type CachedPart = MetricCurve | Float64Array | null;
+/** One decoded part of a cache: a curve, a histogram, the load numbers, or null when the activity has none of that metric. */
+export type CachedPart = MetricCurve | Float64Array | ActivityNumbers | null;
 
 /** Bytes a part holds: its distinct typed-array buffers (decoded parts own theirs) plus ENTRY_OVERHEAD_BYTES. */
 export function cachedPartBytes(part: CachedPart): number {
   if (part === null) return ENTRY_OVERHEAD_BYTES;
-  const buffers = new Set<ArrayBufferLike>(part instanceof Float64Array ? [part.buffer] : [part.durations.buffer, part.values.buffer, part.starts.buffer]);
+  const buffers = new Set<ArrayBufferLike>(
+    part instanceof Float64Array ? [part.buffer]
+      : 'recordedS' in part ? (part.heartRate === null ? [] : [part.heartRate.buffer])
+        : [part.durations.buffer, part.values.buffer, part.starts.buffer],
+  );
   let bytes = ENTRY_OVERHEAD_BYTES;
   for (const buffer of buffers) bytes += buffer.byteLength;
   return bytes;
@@ -133,6 +137,14 @@ export async function loadCurvesAndHistograms(
 }
 
 /**
+ * The load numbers of `records`' current caches (ANALYTICS.md §10), as loadCurves reads curves: null for an
+ * activity whose series is gone. One part per activity, filed under metric power.
+ */
+export async function loadNumbers(deps: CacheDeps, records: readonly CachedActivity[], signal: AbortSignal, parallel = 2): Promise<(ActivityNumbers | null)[]> {
+  return (await loadParts(deps, records, ['numbers'], 'power', signal, parallel))[0] as (ActivityNumbers | null)[];
+}
+
+/**
  * Cache blobs read per store query (`Blobs.getMany`): a cache is tens of kilobytes, so a batch holds a few
  * megabytes, and 3,000 activities are a dozen queries (two commands each on MongoDB), not 6,000.
  */
@@ -180,7 +192,8 @@ async function loadParts(
 }
 
 function remember(deps: CacheDeps, memoKey: string, bytes: Uint8Array, kind: PartKind, metric: CurveMetric): CachedPart {
-  const part = kind === 'curve' ? decodeAnalysisPart(bytes, 'curve', metric) : decodeAnalysisPart(bytes, 'awd', metric);
+  const part = kind === 'curve' ? decodeAnalysisPart(bytes, 'curve', metric)
+    : kind === 'awd' ? decodeAnalysisPart(bytes, 'awd', metric) : decodeAnalysisPart(bytes, 'numbers', metric);
   deps.memo?.set(memoKey, part);
   return part;
 }

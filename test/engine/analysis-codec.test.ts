@@ -7,7 +7,7 @@
  */
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import { ANALYSIS_VERSION, analyzeActivity } from '../../engine/analysis/activity-analysis.js';
+import { ANALYSIS_VERSION, analyzeActivity, analyzeRecorded } from '../../engine/analysis/activity-analysis.js';
 import {
   analysisVersionOf, decodeAnalysis, decodeAnalysisPart, describeAnalysis, encodeAnalysis, type ActivityAnalysis,
 } from '../../engine/analysis/analysis-codec.js';
@@ -113,6 +113,28 @@ test('values, starts and bins that are not whole numbers are stored as their flo
   sameBits(decoded.awd.power!, analysis.awd.power!, 'power bins');
   sameBits(decoded.awd.speed!, analysis.awd.speed!, 'speed bins');
   assert.is(decoded.curves.power, undefined);
+});
+
+test('the load numbers of real and random rides decode to the bits encoded, alone or with the rest', async () => {
+  const recorded = [...await Promise.all(GOLDEN_RIDES.map((file) => decodeRide(file))), ...Array.from({ length: 6 }, (_, k) => randomRide(k + 1, 900 + 400 * k))];
+  for (const [index, ride] of recorded.entries()) {
+    const analysis = analyzeRecorded(ride, 'cycling.road');
+    const numbers = analysis.numbers!;
+    const bytes = encodeAnalysis(analysis);
+    for (const decoded of [decodeAnalysis(bytes).numbers!, decodeAnalysisPart(bytes, 'numbers', 'power')!]) {
+      sameBits([decoded.recordedS, decoded.movingS, decoded.workJ ?? NaN], [numbers.recordedS, numbers.movingS, numbers.workJ ?? NaN], `ride ${index} scalars`);
+      for (const metric of CURVE_METRICS) {
+        assert.is(decoded.fourth[metric] === undefined, numbers.fourth[metric] === undefined, `ride ${index} ${metric} presence`);
+        if (numbers.fourth[metric]) sameBits([decoded.fourth[metric]!.sum, decoded.fourth[metric]!.count], [numbers.fourth[metric]!.sum, numbers.fourth[metric]!.count], `ride ${index} ${metric}`);
+      }
+      if (numbers.heartRate === null) assert.is(decoded.heartRate, null);
+      else sameBits(decoded.heartRate!, numbers.heartRate, `ride ${index} heart rate`);
+    }
+  }
+  const none = decodeAnalysisPart(encodeAnalysis({ version: ANALYSIS_VERSION, curves: {}, awd: {} }), 'numbers', 'power');
+  assert.is(none, null, 'a cache without numbers has none');
+  const bare = { recordedS: 3, movingS: 2.5, workJ: null, fourth: {}, heartRate: null };
+  assert.equal(decodeAnalysis(encodeAnalysis({ version: ANALYSIS_VERSION, curves: {}, awd: {}, numbers: bare })).numbers, bare);
 });
 
 test('a blob of the first layout reads as version 1 and is never decoded as the current one', () => {
