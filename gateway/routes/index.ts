@@ -42,6 +42,7 @@ import { eventRoutes } from './events.js';
 import { webhookPageRoutes } from './account-webhooks.js';
 import { integrationRoutes } from './integrations.js';
 import { backfillStatusRoutes } from './backfill-status.js';
+import { activityCorrectionRoutes } from './activity-corrections.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -85,6 +86,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   legalRoutes(table, deps);
   integrationRoutes(table, deps);
   backfillStatusRoutes(table, deps);
+  activityCorrectionRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);
