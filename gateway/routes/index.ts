@@ -43,6 +43,7 @@ import { webhookPageRoutes } from './account-webhooks.js';
 import { integrationRoutes } from './integrations.js';
 import { backfillStatusRoutes } from './backfill-status.js';
 import { activityCorrectionRoutes } from './activity-corrections.js';
+import { activityCorrectionPageRoutes } from './activity-correction-pages.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -57,6 +58,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   signInRoutes(table, deps);
   accountRoutes(table, deps);
   athletePageRoutes(table, deps);
+  activityCorrectionPageRoutes(table, deps);
   userRoutes(table, deps);
   managedUserRoutes(table, deps);
   teamRoutes(table, deps);
