@@ -31,9 +31,9 @@ export const CORRECTIONS_STYLE = `
 form.corrections{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 1rem}
 form.corrections .wide{grid-column:1/-1}
 form.corrections label{margin:.5rem 0 .3rem}
-form.corrections select{width:100%;height:2.75rem;padding:0 .6rem;border:1px solid #c5cbd5;border-radius:8px;font:inherit;background:#fff}
-form.corrections .buttons{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap}
-form.corrections button{width:auto;padding:.6rem 1.4rem}
+form.corrections select{width:100%;padding:.7rem .6rem;border:1px solid #c5cbd5;border-radius:8px;font:inherit;background:#fff}
+form.corrections .buttons{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;margin-top:1rem}
+form.corrections button{width:auto;margin:0;padding:.6rem 1.4rem}
 .danger-link{color:var(--danger);font-weight:600;text-decoration:none}
 @media (max-width:760px){form.corrections{grid-template-columns:minmax(0,1fr)}}
 `;
