@@ -5,15 +5,17 @@
  * field; unknown and other users' ids as 404; scopes and the applications' rule as 403; the events; and a
  * deletion that leaves nothing of the activity in the store, keeping a source another activity still uses.
  */
-import { suite } from '../support/uvu.js';
+import { skipUnless, suite } from '../support/uvu.js';
+import { mongoServerMissing, openFreshMongoStore, startMongoServer, type MongoServer } from '../support/mongo-server.js';
 import * as assert from 'uvu/assert';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { startStack, type TestStack } from '../support/stack.js';
 import { jsonClient, sendJson, validationIssueAt, type JsonClient } from '../support/json-api.js';
-import { createApplication } from '../../gateway/services/accounts.js';
+import { createApplication, createUser } from '../../gateway/services/accounts.js';
+import { newId } from '../../storage/ids.js';
 import { csvActivity, settled, upload, uploadProcessed } from '../support/uploads.js';
 import { analysisKeyPrefix } from '../../storage/activity-corrections.js';
-import type { ActivityRecord } from '../../storage/store.js';
+import type { ActivityRecord, Store } from '../../storage/store.js';
 
 interface Context {
   stack: TestStack;
@@ -218,6 +220,40 @@ corrections('an application changes and deletes only what it uploaded; a persona
   assert.is((await sendJson(stack, 'DELETE', `/api/v1/ext/activities/${byPerson}`, person.token)).status, 204);
 });
 
+corrections('delegated tokens and team grants write only with activities:write granted, as every write', async ({ stack }) => {
+  const mint = async (token: string, sub: string, teamId: string | null): Promise<string> => {
+    const minted = await sendJson(stack, 'POST', '/api/v1/oauth/delegated-token', token, { sub, team_id: teamId, scopes: null });
+    assert.is(minted.status, 200, JSON.stringify(minted.body));
+    return minted.body.access_token;
+  };
+  // A manager acting for a managed user: the delegated token carries the manager's token's scopes.
+  const manager = await stack.userWithToken([...SCOPES, 'sharing:read']);
+  const managed = await createUser(stack.store, { email: null, first_name: 'Kid', managed_by: manager.userId });
+  const forManaged = await mint(manager.token, managed.id, null);
+  const managedRide = (await ride(stack, forManaged)).id;
+  assert.is((await patch(stack, forManaged, managedRide, { tags: ['by manager'] })).status, 200);
+  const readOnly = await stack.userWithToken(['activities:read', 'sharing:read'], { userId: manager.userId });
+  const refused = await patch(stack, await mint(readOnly.token, managed.id, null), managedRide, { tags: ['nope'] });
+  assert.is(refused.status, 403);
+  assert.match(refused.body.detail, /activities:write/);
+  // A coach acting through a team: only what the athlete granted the team.
+  const coach = await stack.userWithToken([...SCOPES, 'sharing:read']);
+  const athlete = await stack.userWithToken(SCOPES);
+  const teamId = newId();
+  const now = Date.now();
+  await stack.store.teams.insert({ id: teamId, user_id: coach.userId, name: 'Club', description: '', url: '', image: '', privacy_statement: '', created_at: now });
+  await stack.store.team_members.insert({ id: newId(), team_id: teamId, user_id: coach.userId, role: 'owner', created_at: now });
+  await stack.store.team_authorizations.insert({ id: newId(), team_id: teamId, user_id: athlete.userId, scopes: ['activities:read'], created_at: now, updated_at: now });
+  const athleteRide = (await ride(stack, athlete.token)).id;
+  const readingTeam = await mint(coach.token, athlete.userId, teamId);
+  assert.is((await jsonClient(stack, readingTeam).get(`/api/v1/ext/activities/${athleteRide}`)).status, 200);
+  assert.is((await patch(stack, readingTeam, athleteRide, { tags: ['coach'] })).status, 403);
+  assert.is((await sendJson(stack, 'DELETE', `/api/v1/ext/activities/${athleteRide}`, readingTeam)).status, 403);
+  await stack.store.team_authorizations.updateMany({ team_id: teamId, user_id: athlete.userId }, { set: { scopes: SCOPES } });
+  const writingTeam = await mint(coach.token, athlete.userId, teamId);
+  assert.equal((await patch(stack, writingTeam, athleteRide, { tags: ['coach'] })).body.tags, ['coach']);
+});
+
 corrections('deletes the activity with its series, analyses, source, original bytes and ingest job: nothing left', async ({ stack, token, userId }) => {
   const client = jsonClient(stack, token);
   const { id, sourceId } = await ride(stack, token);
@@ -284,3 +320,43 @@ corrections('/openapi.json marks the three operations as extensions', async ({ s
 });
 
 corrections.run();
+
+const onMongo = suite<{ server: MongoServer; store: Store; stack: TestStack }>('activity corrections on MongoDB');
+skipUnless(mongoServerMissing(), onMongo);
+
+onMongo.before(async (context) => {
+  context.server = await startMongoServer();
+  context.store = await openFreshMongoStore(context.server.uri);
+  context.stack = await startStack({ JOB_POLL_MS: '20', LOG_LEVEL: 'warn' }, { store: context.store });
+});
+onMongo.after(async (context) => {
+  await context.stack?.close();
+  await context.store?.close();
+  await context.server?.stop();
+});
+
+onMongo('corrects and deletes an activity on a MongoDB store, leaving nothing of it', async ({ stack }) => {
+  assert.is(stack.store.backend, 'mongo');
+  const { token, userId } = await stack.userWithToken(SCOPES);
+  const { id, sourceId } = await ride(stack, token);
+  const client = jsonClient(stack, token);
+  // jongodb may show a committed batch one collection after another: wait for the activity itself.
+  const deadline = Date.now() + 10_000;
+  while ((await client.get(`/api/v1/activities/${id}`)).status !== 200) {
+    if (Date.now() > deadline) throw new Error(`activity ${id} not readable after 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const changed = await patch(stack, token, id, { sport: 'running', tags: ['mongo'], notes: 'on a replica set' });
+  assert.equal(changed.body, { activity_id: id, sport: 'running', tags: ['mongo'], notes: 'on a replica set' });
+  assert.equal(await longitudinalIds(stack, token, 'running'), [id]);
+  const stored = (await record(stack, userId, id))!;
+  const source = (await stack.store.sources.findOne({ id: sourceId, user_id: userId }))!;
+  assert.is((await sendJson(stack, 'DELETE', `/api/v1/ext/activities/${id}`, token)).status, 204);
+  assert.is(await stack.store.activities.count({ user_id: userId }), 0);
+  assert.is(await stack.store.sources.count({ user_id: userId }), 0);
+  assert.is(await stack.store.jobs.count({ key: `ingest:${sourceId}` }), 0);
+  for (const key of [stored.series_key, stored.analysis_key!, source.bytes_key]) assert.is(await stack.store.blobs.size(key), null, key);
+  await eventSeen(client, 'activity_deleted', id);
+});
+
+onMongo.run();
