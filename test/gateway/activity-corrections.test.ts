@@ -103,6 +103,24 @@ corrections('changes the sport: the interface objects, the list, selections by s
   await eventSeen(client, 'activity_updated', id);
 });
 
+corrections('a corrected sport, its tags and notes survive the source being processed again', async ({ stack, token, userId }) => {
+  const { id, sourceId } = await ride(stack, token);
+  assert.is((await patch(stack, token, id, { sport: 'running.trail', tags: ['kept'], notes: 'kept too' })).status, 200);
+  const before = (await record(stack, userId, id))!;
+  await stack.store.jobs.updateOne({ key: `ingest:${sourceId}` }, { set: { status: 'queued', run_after: Date.now(), attempts: 0, lease_owner: null, lease_until: null } });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const again = (await record(stack, userId, id))!;
+    if (again.updated_at !== before.updated_at && (await stack.store.jobs.findOne({ key: `ingest:${sourceId}` }))?.status === 'done') break;
+    if (Date.now() > deadline) throw new Error('the source was not processed again within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const after = (await record(stack, userId, id))!;
+  assert.equal([after.sport, after.tags, after.notes, after.sport_corrected_at], ['running.trail', ['kept'], 'kept too', before.sport_corrected_at]);
+  assert.is(after.analysis_key, undefined, "the file's sport's analysis is not kept for the corrected sport");
+  assert.equal(await longitudinalIds(stack, token, 'running'), [id], 'computed again for the corrected sport when read');
+});
+
 corrections('maps a legacy sport name and answers 422 naming the field and the allowed form', async ({ stack, token }) => {
   const { id } = await ride(stack, token);
   assert.is((await patch(stack, token, id, { sport: 'cycling.trainer' })).body.sport, 'cycling+stationary');
