@@ -903,6 +903,36 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     assert.is(await deleteActivity(store, 'A', 'act2'), null, 'a second deletion finds nothing');
   });
 
+  test('two activities of one source deleted at once take the source along, never leaving it to each other', async () => {
+    await store.sources.insert({
+      id: 's1', user_id: 'A', type: 'fit', origin: 'manual_upload', filename: 'two.fit', content_hash: 'hash-s1', size: 3, status: 'processed',
+      activity_ids: ['act1', 'act2'], error: null, warnings: [], bytes_key: 'source:s1', application_id: null, created_at: T0, updated_at: T0,
+    });
+    await store.activities.insert(activity('act1', 'A', { source_id: 's1' }));
+    await store.activities.insert(activity('act2', 'A', { source_id: 's1', source_index: 1, start: T0 + 3_600_000 }));
+    // Both read their sibling before either writes (a barrier on the sibling lookup), so each first leaves the
+    // source to the other; the source's version condition fails one of them, which reads again and takes it.
+    let arrived = 0;
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => { release = resolve; });
+    const activities = Object.create(store.activities, {
+      findFields: {
+        value: async (...args: Parameters<typeof store.activities.findFields>) => {
+          const rows = await store.activities.findFields(...args);
+          if (++arrived === 2) release();
+          if (arrived <= 2) await barrier;
+          return rows;
+        },
+      },
+    }) as typeof store.activities;
+    const racing = Object.create(store, { activities: { value: activities } }) as Store;
+    const outcomes = await Promise.all([deleteActivity(racing, 'A', 'act1'), deleteActivity(racing, 'A', 'act2')]);
+    assert.is(arrived, 3, 'one of them read again');
+    assert.equal(outcomes.map((outcome) => outcome?.sourceDeleted).sort(), [false, true], 'exactly one of them took the source');
+    assert.is(await store.sources.findOne({ id: 's1', user_id: 'A' }), null);
+    assert.is(await store.activities.count({ user_id: 'A' }), 0);
+  });
+
   // --- window counters (storage/window-counters.ts, the gateway's rate limits) ----------------
 
   test('window counters count in a window that opens with the first event and restart once it ends', async () => {
