@@ -238,6 +238,11 @@ export function sportLabel(sport: string): string | null {
   return `${base} (${labels.join(', ')})`;
 }
 
+/** The standard catalogue's sports, canonical, each with its label, in the catalogue's order (for choosers). */
+export function standardSports(): { sport: string; label: string }[] {
+  return [...getTaxonomy().catalogue].map(([sport, label]) => ({ sport, label }));
+}
+
 /**
  * Informational only: true when the canonical sport is in the standard catalogue or its code is a known
  * code. Unknown sports are still valid.

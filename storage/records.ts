@@ -322,6 +322,13 @@ export interface ActivityRecord {
   summary: SummaryBlocks | null;
   laps: LapRecord[] | null;
   app_metadata: AppMetadata;
+  /**
+   * The athlete's own notes (`PATCH /api/v1/ext/activities/{id}`, gateway/services/activity-corrections.ts);
+   * not an interface field, so no interface answer shows them. Absent or null when none.
+   */
+  notes?: string | null;
+  /** When the sport was last corrected by a person or an app (epoch ms): re-processing the source keeps that sport. */
+  sport_corrected_at?: number;
   /** Blob key of the series (Arrow IPC). */
   series_key: string;
   /** Number of samples in the series. */

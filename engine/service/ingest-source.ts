@@ -90,6 +90,12 @@ async function storeActivities(store: Store, userId: string, sourceId: string, d
     previous.delete(id);
     if (existing?.analysis_key) replacedCaches.push(existing.analysis_key);
     const record = activityRecord(id, userId, sourceId, index, activity, existing, now, analysis);
+    if (record.sport !== activity.sport) {
+      // Analysed for the file's sport, not the corrected one (speed caps differ): recomputed when first read.
+      replacedCaches.push(analysis);
+      delete record.analysis_key;
+      delete record.analysis_version;
+    }
     // The put names the whole shard key (user_id, start); a re-decoded start moves the record, so the old one goes first.
     if (existing && existing.start !== record.start) ops.push({ collection: 'activities', delete: { id, user_id: userId, start: existing.start } });
     ops.push({ collection: 'activities', put: record });
@@ -125,7 +131,9 @@ function activityRecord(
     user_id: userId,
     source_id: sourceId,
     source_index: index,
-    sport: activity.sport,
+    // A sport the athlete corrected survives re-processing, as their tags and notes do.
+    sport: existing?.sport_corrected_at !== undefined ? existing.sport : activity.sport,
+    ...(existing?.sport_corrected_at !== undefined && { sport_corrected_at: existing.sport_corrected_at }),
     start: activity.start,
     end: activity.end,
     offset: activity.offset,
@@ -139,6 +147,7 @@ function activityRecord(
     summary: activity.summary,
     laps: activity.laps.length > 0 ? activity.laps : null,
     app_metadata: existing?.app_metadata ?? {},
+    ...(existing?.notes && { notes: existing.notes }),
     series_key: seriesKey(id),
     samples: activity.samples,
     analysis_key: analysisKey,

@@ -4,7 +4,8 @@
  * gateway's own file):
  *
  *   GET  /training                         activities, newest first, filtered and paged
- *   GET  /training/activities/:id          one activity: summary, series over time, mean-max, laps
+ *   GET  /training/activities/:id          one activity: summary, series over time, mean-max, laps, and the
+ *                                          corrections form (its posts: routes/activity-correction-pages.ts)
  *   GET  /training/season                  longitudinal mean-max (with `after` states), model and map
  *   GET  /training/upload                  drop zone / file form and recent uploads
  *   POST /training/upload                  acceptSource per file → 303 (form) or 202 JSON (script)
@@ -22,7 +23,6 @@ import type { SessionRecord, UserRecord } from '../../storage/store.js';
 import { canonicalSport, rootSport } from '../../domain/sport.js';
 import { MAX_AFTER_STATES } from '../../engine/contract.js';
 import { parseDate, todayLocal, yearBefore } from '../../domain/time.js';
-import type { Principal } from '../auth/access-tokens.js';
 import { Sessions } from '../auth/sessions.js';
 import { engineCallOptions } from '../client-gone.js';
 import type { GatewayDeps } from '../deps.js';
@@ -33,22 +33,22 @@ import { seeOther, signInFirst } from '../pages/forms.js';
 import { forbiddenPage, messagePage } from '../pages/messages.js';
 import { activityListPage, type ListedActivity, type ListFilters } from '../pages/athlete/activity-list.js';
 import { activityPage, type ActivityDetailsView } from '../pages/athlete/activity-page.js';
+import { correctionsForm } from '../pages/athlete/activity-corrections.js';
 import { seasonPage, type Point, type SeasonForm, type SeasonMetric, type SeasonView } from '../pages/athlete/season-page.js';
 import { uploadPage, type SourceView } from '../pages/athlete/upload-page.js';
-import { athletePage, kmh } from '../pages/athlete/frame.js';
+import { athleteNotFound, kmh } from '../pages/athlete/frame.js';
 import { CLIENT_SCRIPT, SCRIPT_PATH } from '../pages/athlete/client-script.js';
 import { afterStates, numberColumn, points, readTable, tableOf } from '../pages/athlete/table-columns.js';
 import type { SeriesPanel } from '../pages/charts/time-series.js';
 import { paceCap, usesPace } from '../pages/charts/pace.js';
 import { presentSource } from '../presenters/source.js';
-import { activityDetails, ownActivity } from '../services/activities.js';
+import { activityDetails, ownActivity, personalPrincipal } from '../services/activities.js';
 import { activityListJson } from '../services/activity-listing.js';
 import { activityMeanMax, activitySeries, intensityDurationCurve, longitudinalMeanMax, metabolicMap } from '../services/analyses.js';
 import { userSports, userTags } from '../services/profile-listings.js';
 import { listSources, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
 import { acceptSource } from '../../storage/sources.js';
 import type { RouteTable } from '../route-table.js';
-import { html } from '../pages/html.js';
 
 const PAGE_SIZE = 20;
 const RECENT_SOURCES = 20;
@@ -65,14 +65,6 @@ const PANELS: readonly { metric: string; label: string; unit: string; decimals: 
 /** The sports each model is offered for (routes/physiological-models.ts CURVES and MAPS). */
 const MODEL_SPORTS: Record<SeasonMetric, readonly string[]> = { power: ['cycling', 'running'], speed: ['running'] };
 const NOTICES = new Map([['uploaded', 'Upload received. Each file is read in the background; its status shows below.']]);
-
-/** The signed-in person as a personal token would act for them (no application: no app metadata). */
-function personalPrincipal(userId: string): Principal {
-  return {
-    userId, applicationId: null, grantId: null, scopes: new Set(['activities:read']), clientSecretId: null, issuanceId: null,
-    actorId: null, org: null, mintingScopes: null, tokenId: '', expiresAt: Number.MAX_SAFE_INTEGER,
-  };
-}
 
 function queryValues(ctx: Context, name: string): string[] {
   const value = ctx.query[name];
@@ -139,10 +131,11 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
     const activities = JSON.parse(json.toString()) as ListedActivity[];
     sendPage(ctx, 200, activityListPage({
       activities: activities.slice(0, PAGE_SIZE), filters, sports, tags, page: pageNumber, hasOlder: activities.length > PAGE_SIZE, problems,
+      notice: queryValue(ctx, 'notice') === 'deleted' ? 'The activity was deleted.' : null,
     }));
   }));
 
-  table.page({ method: 'get', path: '/training/activities/:id', name: 'trainingActivity' }, signedInPage(async (ctx, { user }) => {
+  table.page({ method: 'get', path: '/training/activities/:id', name: 'trainingActivity' }, signedInPage(async (ctx, { user, session }) => {
     const id = String(ctx.params.id ?? '');
     if (id.length > 64) throw new NotFoundError('Activity not found');
     const record = await ownActivity(deps, id, user.id);
@@ -175,6 +168,9 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
       activity: details as unknown as ActivityDetailsView,
       series,
       meanMax: curve && curveMetric ? { metric: curveMetric, points: points(curve, curveMetric) } : null,
+      notes: record.notes ?? null,
+      corrections: correctionsForm(record, session.csrf_token),
+      notice: queryValue(ctx, 'notice') === 'saved' ? 'Saved.' : null,
     }));
   }));
 
@@ -294,13 +290,6 @@ function json(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
-}
-
-function athleteNotFound() {
-  return athletePage({
-    title: 'Not found', current: null,
-    body: html`<section class="panel"><h1>Not found</h1><p>There is nothing here, or it is not yours to see.</p><p><a href="/training">Back to your activities</a></p></section>`,
-  });
 }
 
 /** The sport shown when none is asked for: cycling, else running, else the first the athlete has. */

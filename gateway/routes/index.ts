@@ -43,6 +43,8 @@ import { webhookPageRoutes } from './account-webhooks.js';
 import { integrationRoutes } from './integrations.js';
 import { backfillStatusRoutes } from './backfill-status.js';
 import { trainingLoadRoutes } from './training-load.js';
+import { activityCorrectionRoutes } from './activity-corrections.js';
+import { activityCorrectionPageRoutes } from './activity-correction-pages.js';
 
 export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   systemRoutes(table, deps);
@@ -57,6 +59,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   signInRoutes(table, deps);
   accountRoutes(table, deps);
   athletePageRoutes(table, deps);
+  activityCorrectionPageRoutes(table, deps);
   userRoutes(table, deps);
   managedUserRoutes(table, deps);
   teamRoutes(table, deps);
@@ -87,6 +90,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   integrationRoutes(table, deps);
   backfillStatusRoutes(table, deps);
   trainingLoadRoutes(table, deps);
+  activityCorrectionRoutes(table, deps);
   // Last: `/activities/{activity_id}` must not capture fixed paths registered above.
   activityByIdRoutes(table, deps);
   activityAnalyticsRoutes(table, deps);

@@ -17,3 +17,11 @@ export async function activityDetails(deps: { store: Store }, record: ActivityRe
   const traces = await tracesByActivity(deps.store, record.user_id, [record], principal);
   return presentActivityDetails(record, principal, traces.get(record.id) ?? []);
 }
+
+/** The signed-in person on the athlete's pages, as a personal token would act for them (no application: no app metadata). */
+export function personalPrincipal(userId: string): Principal {
+  return {
+    userId, applicationId: null, grantId: null, scopes: new Set(['activities:read']), clientSecretId: null, issuanceId: null,
+    actorId: null, org: null, mintingScopes: null, tokenId: '', expiresAt: Number.MAX_SAFE_INTEGER,
+  };
+}

@@ -12,6 +12,7 @@ import {
 } from '../../storage/store.js';
 import { COLLECTION_NAMES, SCHEMA, shardKeyOf } from '../../storage/schema.js';
 import { beginUserDeletion, continueUserDeletion, deletionPayload } from '../../storage/user-deletion.js';
+import { correctActivity, deleteActivity } from '../../storage/activity-corrections.js';
 import { countEvent, liveWindow, uncountEvent, type CountedWindow } from '../../storage/window-counters.js';
 import {
   T0, activity, application, authorizationCode, clientSecret, daily, grant, job, refreshToken, team, teamMember, user,
@@ -850,6 +851,86 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     const before = await everything();
     assert.is(await store.deleteUser('nobody'), 0);
     assert.equal(await everything(), before);
+  });
+
+  // --- correcting and deleting one activity (storage/activity-corrections.ts) ---------------
+
+  test('corrects an activity in one conditional write with its event, dropping what was derived from the sport', async () => {
+    await store.activities.insert(activity('act1', 'A', { analysis_key: 'analysis:act1:k1', analysis_version: 3, listing: '{}', listing_version: 3 }));
+    await store.activities.insert(activity('act2', 'B'));
+    await store.blobs.put('analysis:act1:k1', new Uint8Array([1]), { userId: 'A' });
+    const corrected = await correctActivity(store, 'A', 'act1', { sport: 'running.trail', tags: ['long'], notes: 'windy' }, T0 + 5);
+    assert.ok(corrected);
+    assert.equal([corrected.sport, corrected.tags, corrected.notes, corrected.sport_corrected_at, corrected.updated_at], ['running.trail', ['long'], 'windy', T0 + 5, T0 + 5]);
+    for (const field of ['analysis_key', 'analysis_version', 'listing', 'listing_version'] as const) assert.is(corrected[field], undefined, field);
+    assert.is(await store.blobs.size('analysis:act1:k1'), null);
+    assert.equal((await store.activities.find({ user_id: 'A', sport: 'running.trail' })).map((found) => found.id), ['act1'], 'filters read the new sport');
+    assert.equal((await store.events.find({ user_id: 'A' })).map((event) => [event.event_type, event.resource_id]), [['activity_updated', 'act1']]);
+    assert.is((await correctActivity(store, 'A', 'act1', { notes: null }, T0 + 6))!.notes, undefined, 'null clears the notes');
+    assert.is(await correctActivity(store, 'A', 'act2', { tags: [] }), null, "another user's activity is not found");
+    assert.equal((await activityOf('act2', 'B'))!.tags, ['race']);
+    const same = await correctActivity(store, 'A', 'act1', { sport: 'running.trail' }, T0 + 7);
+    assert.is(same!.updated_at, T0 + 6, 'no change, no write');
+    assert.is(await store.events.count({ user_id: 'A' }), 2);
+  });
+
+  test('deletes an activity with its blobs, and its source only when no other activity comes from it', async () => {
+    const source = (id: string, activityIds: string[]) => ({
+      id, user_id: 'A', type: 'fit' as const, origin: 'manual_upload' as const, filename: 'two.fit', content_hash: `hash-${id}`, size: 3, status: 'processed' as const,
+      activity_ids: activityIds, error: null, warnings: [], bytes_key: `source:${id}`, application_id: null, created_at: T0, updated_at: T0,
+    });
+    await store.sources.insert(source('s1', ['act1', 'act2']));
+    await store.jobs.insert(job('ingest-s1', { user_id: 'A', key: 'ingest:s1', status: 'done' }));
+    await store.blobs.put('source:s1', new Uint8Array([9]), { userId: 'A' });
+    for (const [id, start] of [['act1', T0], ['act2', T0 + 3_600_000]] as const) {
+      await store.activities.insert(activity(id, 'A', { source_id: 's1', source_index: id === 'act1' ? 0 : 1, start, analysis_key: `analysis:${id}:k` }));
+      await store.blobs.put(`series/${id}`, new Uint8Array([1]), { userId: 'A' });
+      await store.blobs.put(`analysis:${id}:k`, new Uint8Array([2]), { userId: 'A' });
+    }
+    await store.activities.insert(activity('act3', 'B', { source_id: 's1' }));
+    assert.is(await deleteActivity(store, 'B', 'act1'), null, "another user's id deletes nothing");
+
+    assert.equal(await deleteActivity(store, 'A', 'act1', T0 + 1), { sourceDeleted: false, blobs: 2 });
+    assert.is(await activityOf('act1', 'A'), null);
+    assert.equal((await store.sources.findOne({ id: 's1', user_id: 'A' }))!.activity_ids, ['act2'], 'the shared source stays');
+    assert.ok(await store.blobs.size('source:s1') !== null);
+    assert.equal(await deleteActivity(store, 'A', 'act2', T0 + 2), { sourceDeleted: true, blobs: 3 });
+    assert.is(await store.sources.findOne({ id: 's1', user_id: 'A' }), null);
+    assert.is(await store.jobs.findOne({ key: 'ingest:s1' }), null);
+    for (const key of ['source:s1', 'series/act1', 'series/act2', 'analysis:act1:k', 'analysis:act2:k']) assert.is(await store.blobs.size(key), null, key);
+    assert.equal((await store.events.find({ user_id: 'A' }, { sort: { ord: 1 } })).map((event) => [event.event_type, event.resource_id]), [['activity_deleted', 'act1'], ['activity_deleted', 'act2']]);
+    assert.ok(await activityOf('act3', 'B'), "another user's activity naming the same source id stays");
+    assert.is(await deleteActivity(store, 'A', 'act2'), null, 'a second deletion finds nothing');
+  });
+
+  test('two activities of one source deleted at once take the source along, never leaving it to each other', async () => {
+    await store.sources.insert({
+      id: 's1', user_id: 'A', type: 'fit', origin: 'manual_upload', filename: 'two.fit', content_hash: 'hash-s1', size: 3, status: 'processed',
+      activity_ids: ['act1', 'act2'], error: null, warnings: [], bytes_key: 'source:s1', application_id: null, created_at: T0, updated_at: T0,
+    });
+    await store.activities.insert(activity('act1', 'A', { source_id: 's1' }));
+    await store.activities.insert(activity('act2', 'A', { source_id: 's1', source_index: 1, start: T0 + 3_600_000 }));
+    // Both read their sibling before either writes (a barrier on the sibling lookup), so each first leaves the
+    // source to the other; the source's version condition fails one of them, which reads again and takes it.
+    let arrived = 0;
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => { release = resolve; });
+    const activities = Object.create(store.activities, {
+      findFields: {
+        value: async (...args: Parameters<typeof store.activities.findFields>) => {
+          const rows = await store.activities.findFields(...args);
+          if (++arrived === 2) release();
+          if (arrived <= 2) await barrier;
+          return rows;
+        },
+      },
+    }) as typeof store.activities;
+    const racing = Object.create(store, { activities: { value: activities } }) as Store;
+    const outcomes = await Promise.all([deleteActivity(racing, 'A', 'act1'), deleteActivity(racing, 'A', 'act2')]);
+    assert.is(arrived, 3, 'one of them read again');
+    assert.equal(outcomes.map((outcome) => outcome?.sourceDeleted).sort(), [false, true], 'exactly one of them took the source');
+    assert.is(await store.sources.findOne({ id: 's1', user_id: 'A' }), null);
+    assert.is(await store.activities.count({ user_id: 'A' }), 0);
   });
 
   // --- window counters (storage/window-counters.ts, the gateway's rate limits) ----------------

@@ -198,6 +198,7 @@ export const JONGODB_RACES: Record<string, string> = {
   'lets exactly one of ten concurrent consumers redeem an authorization code': NO_CONCURRENCY,
   'insertIfAbsent under ten concurrent callers inserts once and hands every caller the winner': NO_CONCURRENCY,
   'lets exactly one of ten concurrent claimers win a job': NO_CONCURRENCY,
+  'two activities of one source deleted at once take the source along, never leaving it to each other': NO_CONCURRENCY,
 };
 
 /** A store on a fresh database (`threshold_test_<random>`) of `uri`, dropped when the store closes; `onCommand` hears every command. */

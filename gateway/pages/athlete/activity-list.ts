@@ -35,6 +35,8 @@ export interface ListView {
   hasOlder: boolean;
   /** What was ignored in the query ("… is not a date"). */
   problems: string[];
+  /** What the last action did ("The activity was deleted."). */
+  notice?: string | null;
 }
 
 /** The list's query string for `filters` at `page`. */
@@ -76,6 +78,7 @@ export function activityListPage(view: ListView): PageOptions {
   // Nothing to filter yet: the page is the welcome, without the filter form.
   const none = view.activities.length === 0 && !filtered && view.page === 1;
   const body = html`<div class="page-head"><div><h1>Activities</h1>${none ? null : html`<p class="muted">Newest first${filtered ? ', filtered' : ''}.</p>`}</div>${none ? null : html`<a class="button action" href="/training/upload">Upload files</a>`}</div>
+${view.notice ? html`<p class="notice success" role="status">${view.notice}</p>` : null}
 ${view.problems.map((problem) => html`<p class="notice warn" role="alert">${problem}</p>`)}
 ${none ? null : html`<section class="panel" aria-label="Filters">
 <form class="filters" method="get" action="/training">

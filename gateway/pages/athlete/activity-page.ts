@@ -3,7 +3,8 @@
  * rate / speed / altitude / cadence over a shared time axis, its mean-max curve on a log duration axis with
  * the peaks at 5 s, 1 min, 5 min, 20 min and 1 h, and its laps (when there are two or more). A foot sport's speed is pace (min:ss per km,
  * charts/pace.ts) everywhere on the page: summary, laps, chart axis and read-out, mean-max. Everything is the API's: the details as
- * `GET /activities/{id}` presents them, the series and curve as the engine answers `/data` and `/mean-max`.
+ * `GET /activities/{id}` presents them, the series and curve as the engine answers `/data` and `/mean-max`. Below,
+ * the athlete's notes and the form correcting sport, tags and notes or deleting the activity (activity-corrections.ts).
  * Pure renderer for routes/athlete-pages.ts.
  */
 import { html, type Html } from '../html.js';
@@ -13,6 +14,7 @@ import { METRIC_COLORS } from '../charts/svg.js';
 import { paceCap, paceOf, paceOfSpeed, paceText, usesPace } from '../charts/pace.js';
 import { timeSeriesFigure, type SeriesPanel } from '../charts/time-series.js';
 import { athletePage, clockOf, kmh, localParts, oneDecimal, secondsOf, sportName, stat, whole } from './frame.js';
+import { CORRECTIONS_STYLE, correctionsPanel, type CorrectionsForm } from './activity-corrections.js';
 
 type Blocks = Record<string, Record<string, number | null> | undefined>;
 
@@ -35,6 +37,10 @@ export interface ActivityView {
   activity: ActivityDetailsView;
   series: { elapsed: Float64Array; duration: number; panels: SeriesPanel[] } | null;
   meanMax: { metric: 'power' | 'speed'; points: { duration: number; value: number }[] } | null;
+  /** The athlete's notes (not in the API's details) and the corrections form; absent on a page that offers none. */
+  notes?: string | null;
+  corrections?: CorrectionsForm | null;
+  notice?: string | null;
 }
 
 const PEAKS = [5, 60, 300, 1200, 3600] as const;
@@ -126,12 +132,14 @@ export function activityPage(view: ActivityView): PageOptions {
   const title = sportName(activity.sport);
   const body = html`<p class="crumb"><a href="/training">← Activities</a></p>
 <div class="page-head"><div><h1>${title}</h1><p class="muted">${when.day} at ${when.time}${activity.devices.length > 0 ? html` · ${activity.devices.join(', ')}` : null}</p>
-${activity.tags.length > 0 ? html`<p>${activity.tags.map((tag) => html`<span class="chip">${tag}</span>`)}</p>` : null}</div></div>
+${activity.tags.length > 0 ? html`<p>${activity.tags.map((tag) => html`<span class="chip">${tag}</span>`)}</p>` : null}${view.notes ? html`<p class="notes">${view.notes}</p>` : null}</div></div>
+${view.notice ? html`<p class="notice success" role="status">${view.notice}</p>` : null}
 <section class="panel" aria-label="Summary"><div class="stats">${summaryStats(activity)}</div></section>
 ${view.series && view.series.panels.length > 0
   ? html`<section class="panel" aria-labelledby="over-time"><div class="panel-head"><h2 id="over-time">Over time</h2><span class="muted">band: range within each pixel · line: average</span></div>${timeSeriesFigure(view.series.elapsed, view.series.duration, view.series.panels)}</section>`
   : null}
 ${meanMaxPanel(view)}
-${lapsTable(activity)}`;
-  return athletePage({ title: `${title}, ${when.day}`, current: 'activities', body });
+${lapsTable(activity)}
+${view.corrections ? correctionsPanel(view.corrections) : null}`;
+  return athletePage({ title: `${title}, ${when.day}`, current: 'activities', body, style: CORRECTIONS_STYLE });
 }

@@ -134,6 +134,14 @@ export function athletePage(view: { title: string; current: Section | null; body
   };
 }
 
+/** An unknown activity, or another person's: the same page, so nothing says which. */
+export function athleteNotFound(): PageOptions {
+  return athletePage({
+    title: 'Not found', current: null,
+    body: html`<section class="panel"><h1>Not found</h1><p>There is nothing here, or it is not yours to see.</p><p><a href="/training">Back to your activities</a></p></section>`,
+  });
+}
+
 // ---- formatting ----
 
 const number = (decimals: number) => new Intl.NumberFormat('en-GB', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
