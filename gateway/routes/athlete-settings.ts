@@ -300,6 +300,9 @@ async function readDerived(deps: GatewayDeps, userId: string, date: string, opti
   if (value('Body mass') === null) missing.push('Body mass: record it above. Every map needs it, and nothing can be modeled without it.');
   if (value('Threshold power') === null) missing.push('Threshold power: rides with power get no training load and no power zones until there is one. Declare your FTP above, or record body mass and ride at least 15 minutes so it can be modeled.');
   if (value('Maximum heart rate') === null) missing.push('Maximum heart rate: activities with heart rate only get no training load, and there are no heart-rate zones, until you declare it.');
+  if (value('Maximum heart rate') !== null && winner(heartMap, 'cycling', 'second_threshold', 'heart_rate') === null) {
+    missing.push(`Heart-rate threshold: activities with heart rate only get no training load until there is a second threshold in heart rate. It is modeled once body mass is recorded and a ride of at least 15 minutes is in the last ${WINDOW_DAYS} days; a lactate test sets it too.`);
+  }
   if (value('Resting heart rate') === null) missing.push('Resting heart rate: activities with heart rate only get no training load until you record it.');
   if (value('Threshold pace') === null) missing.push('Threshold pace: runs without power get no training load and no pace zones until you declare it above (or record body mass and run at least 15 minutes so it can be modeled).');
   for (const [read, what] of [[powerMap, 'cycling power'], [speedMap, 'running speed']] as const) {
