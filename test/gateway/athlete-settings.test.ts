@@ -11,7 +11,8 @@ import * as assert from 'uvu/assert';
 import { startStack, type TestStack } from '../support/stack.js';
 import { CookieJar, csrfFrom, locationOf, signIn } from '../support/browser-session.js';
 import { createUser } from '../../gateway/services/accounts.js';
-import { todayLocal } from '../../domain/time.js';
+import { addDays, todayLocal } from '../../domain/time.js';
+import { csvActivity, uploadProcessed } from '../support/uploads.js';
 
 const settings = suite<{ stack: TestStack }>('athlete settings page');
 
@@ -187,6 +188,26 @@ settings('refuses a post without the session\'s CSRF token, and keeps each perso
   const adaPage = await derived(ada.jar);
   assert.not.match(adaPage, /201 bpm/, 'Ada sees none of Bea\'s values');
   assert.match(adaPage, /300 W/);
+});
+
+settings('says a value is modeled from the rides of the last 90 days when nothing is declared', async ({ stack }) => {
+  const { jar, token, csrf } = await athlete(stack);
+  const day = addDays(todayLocal(), -3);
+  // A 20-minute ride (power climbing 1 W a second) three days ago, and a body mass: enough for a model.
+  const source = await uploadProcessed(stack, token, 'ride.csv', csvActivity({ start: `${day}T06:00:00Z`, rows: 1200 }));
+  assert.is(source.status, 'processed', JSON.stringify(source.error));
+  assert.is((await jar.post('/training/settings', { csrf, body_mass: '72' })).status, 303);
+  const page = await derived(jar);
+  const map = await stack.get('/api/v1/profile/metabolic-map/power?sport=cycling', token);
+  assert.is(map.status, 200);
+  const { markers: winners } = (await map.json()) as { markers: Record<string, { value: number; provenance: string } | null> };
+  const modeled = Object.entries(winners).filter(([, winner]) => winner?.provenance === 'modeled');
+  assert.ok(modeled.length > 0, 'the ride gives a model');
+  for (const [name, winner] of modeled) {
+    const shown = name === 'w_prime' ? `${winner!.value.toFixed(1)} kJ` : `${Math.round(winner!.value)} W`;
+    assert.ok(page.includes(`<td class="num">${shown}</td><td>modeled from 1 ride in the 90 days to ${todayLocal()}</td>`), `${name} ${shown}`);
+  }
+  assert.match(page, /1 of your 1 activity in the 90 days to [\d-]+ has a training load\./);
 });
 
 settings.run();
