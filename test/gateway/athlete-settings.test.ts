@@ -28,13 +28,13 @@ const PASSWORD = 'athlete settings password';
 const DERIVED_MS = 30_000;
 let counter = 0;
 
-async function athlete(stack: TestStack): Promise<{ jar: CookieJar; token: string; csrf: string }> {
+async function athlete(stack: TestStack): Promise<{ userId: string; jar: CookieJar; token: string; csrf: string }> {
   counter += 1;
   const email = `settings-${counter}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const user = await createUser(stack.store, { email, password: PASSWORD, first_name: 'Ada' });
   const { token } = await stack.userWithToken(['activities:read', 'activities:write', 'wellness:read', 'wellness:write'], { userId: user.id });
   const jar = await signIn(stack, email, PASSWORD);
-  return { jar, token, csrf: csrfFrom(await (await jar.get('/training/settings')).text()) };
+  return { userId: user.id, jar, token, csrf: csrfFrom(await (await jar.get('/training/settings')).text()) };
 }
 
 interface MarkerRow { sport: string; marker: string; metric: string; value: number; date: string; provenance: string }
@@ -190,8 +190,8 @@ settings('refuses a post without the session\'s CSRF token, and keeps each perso
   assert.match(adaPage, /300 W/);
 });
 
-settings('says a value is modeled from the rides of the last 90 days when nothing is declared', async ({ stack }) => {
-  const { jar, token, csrf } = await athlete(stack);
+settings('says a value is modeled from the rides of the last 90 days when nothing is declared, and measured by which test', async ({ stack }) => {
+  const { userId, jar, token, csrf } = await athlete(stack);
   const day = addDays(todayLocal(), -3);
   // A 20-minute ride (power climbing 1 W a second) three days ago, and a body mass: enough for a model.
   const source = await uploadProcessed(stack, token, 'ride.csv', csvActivity({ start: `${day}T06:00:00Z`, rows: 1200 }));
@@ -208,6 +208,15 @@ settings('says a value is modeled from the rides of the last 90 days when nothin
     assert.ok(page.includes(`<td class="num">${shown}</td><td>modeled from 1 ride in the 90 days to ${todayLocal()}</td>`), `${name} ${shown}`);
   }
   assert.match(page, /1 of your 1 activity in the 90 days to [\d-]+ has a training load\./);
+
+  // A test's result beats the model, and the page names the test.
+  const start = Date.parse(`${addDays(todayLocal(), -1)}T07:00:00Z`);
+  await stack.store.tests.insert({
+    id: 'ramp-test-1', user_id: userId, sport: 'cycling', start, start_offset: 0, local_date: addDays(todayLocal(), -1), end: start + 1_800_000, end_offset: 0,
+    title: 'Ramp test <b>', results: { critical_power: 301 }, tags: [], created_by: 'user', app_metadata: {}, created_at: start, updated_at: start,
+  });
+  const measured = await derived(jar);
+  assert.ok(measured.includes(`<dt>Critical power</dt><dd><span class="v">301 W</span><span class="p">measured by test “Ramp test &lt;b&gt;” on ${addDays(todayLocal(), -1)}</span>`), 'measured, with the test named');
 });
 
 settings.run();
