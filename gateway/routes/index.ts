@@ -20,6 +20,7 @@ import { sourceRoutes } from './sources.js';
 import { signInRoutes } from './sign-in.js';
 import { accountRoutes } from './account.js';
 import { athletePageRoutes } from './athlete-pages.js';
+import { athleteSettingsRoutes } from './athlete-settings.js';
 import { authorizeRoutes } from './authorize.js';
 import { oauthTokenRoutes } from './oauth-token.js';
 import { delegationRoutes } from './delegation.js';
@@ -60,6 +61,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   accountRoutes(table, deps);
   athletePageRoutes(table, deps);
   activityCorrectionPageRoutes(table, deps);
+  athleteSettingsRoutes(table, deps);
   userRoutes(table, deps);
   managedUserRoutes(table, deps);
   teamRoutes(table, deps);

@@ -7,15 +7,13 @@
  * through its test: DELETE on its id is a 409. Kept honest by test/gateway/markers.test.ts.
  */
 import { z } from 'zod';
-import type { MarkerRecord } from '../../storage/store.js';
-import { newId } from '../../storage/ids.js';
 import { dateSchema } from '../../domain/time.js';
 import { MARKER_METRICS, MARKER_NAMES, markerProblem } from '../../domain/markers.js';
 import { rootSportSchema } from '../schemas/root-sport.js';
 import { queryArray } from '../schemas/query.js';
 import { checkDateRange, dateRangeParameters } from '../schemas/date-range.js';
 import { MarkerRow, presentMarker } from '../presenters/marker.js';
-import { findMarkers } from '../services/markers.js';
+import { findMarkers, writeMarker } from '../services/markers.js';
 import { measuredMarkers } from '../services/measured-markers.js';
 import { HttpError, NotFoundError } from '../errors.js';
 import type { RouteTable } from '../route-table.js';
@@ -78,13 +76,7 @@ export function markerRoutes(table: RouteTable, deps: GatewayDeps): void {
     },
     async function createMarker(ctx) {
       const body = ctx.state.body as z.output<typeof MarkerWrite>;
-      const record: MarkerRecord = {
-        id: newId(), user_id: ctx.state.auth.userId, sport: body.sport, marker: body.marker, metric: body.metric,
-        value: body.value, date: body.date, provenance: body.provenance, pinned: body.pinned ?? false,
-        // gaps.md row: source is the integration a value came from, null for API writes.
-        source: null, application_id: ctx.state.auth.applicationId, activity_id: null, test_id: null, created_at: Date.now(),
-      };
-      await deps.store.markers.insert(record);
+      const record = await writeMarker(deps.store, ctx.state.auth.userId, { ...body, pinned: body.pinned ?? false }, ctx.state.auth.applicationId);
       ctx.body = presentMarker(record);
     },
   );

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from './paths.js';
 
 export const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'screenshots');
@@ -33,4 +33,12 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: chromiumPath() ?? undefined,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
+}
+
+/** Signs `email` in through the password form of /signin and waits until the page lands on /training. */
+export async function signInWithPassword(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/signin`);
+  await page.fill('form[action="/signin/password"] input[name="email"]', email);
+  await page.fill('form[action="/signin/password"] input[name="password"]', password);
+  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
 }

@@ -2,7 +2,8 @@
  * The athlete pages' only script, served by this gateway from its own origin (routes/athlete-pages.ts) under
  * a content-hashed path and loaded with Subresource Integrity; the pages' CSP allows `script-src 'self'` and
  * nothing inline. It is progressive enhancement: hover read-outs on the charts, and drag-and-drop upload
- * with live status (polling the page's status endpoint with a deadline). Without it every page works, and
+ * with live status (polling the page's status endpoint with a deadline) and, for an import of many files,
+ * batches of the server's per-request limit under one progress bar. Without it every page works, and
  * upload falls back to the plain file-input form. It writes user-supplied text with `textContent` only.
  *
  * Kept as a string rather than a compiled module: the gateway's build has no DOM types and the container
@@ -101,6 +102,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
   function show(view, source) {
     if (source.status === 'processed') {
       var count = source.activity_ids.length;
+      view.activities = count;
       view.set('processed', count === 1 ? '1 activity' : count + ' activities');
       if (count > 0 && !view.state.querySelector('a')) {
         var link = document.createElement('a');
@@ -130,25 +132,59 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       .catch(function () {})
       .then(function () { setTimeout(function () { poll(views, deadline); }, POLL_MS); });
   }
+  // An import of many files: sent BATCH at a time (the server's limit per request), one progress bar over all.
+  var BATCH = 10;
+  function tracker(total) {
+    var box = document.getElementById('upload-progress');
+    if (!box) {
+      box = document.createElement('p'); box.id = 'upload-progress'; box.className = 'upload-progress'; box.setAttribute('role', 'status');
+      form.after(box);
+    }
+    var bar = document.createElement('progress'), text = document.createElement('span');
+    bar.max = total; bar.value = 0; box.replaceChildren(bar, text);
+    var counts = { done: 0, failed: 0, activities: 0 };
+    function render() {
+      bar.value = counts.done;
+      text.textContent = counts.done < total
+        ? counts.done + ' of ' + total + ' files read' + (counts.failed ? ' (' + counts.failed + ' failed)' : '') + '…'
+        : 'All ' + total + ' files read: ' + counts.activities + (counts.activities === 1 ? ' activity' : ' activities') + (counts.failed ? ', ' + counts.failed + ' failed' : '') + '.';
+    }
+    render();
+    return function settle(failed, activities) { counts.done += 1; if (failed) counts.failed += 1; counts.activities += activities; render(); };
+  }
   function send(files) {
     if (!files || files.length === 0) return;
-    var list = Array.prototype.slice.call(files, 0, 10), body = new FormData();
-    body.append('csrf', form.querySelector('input[name=csrf]').value);
-    list.forEach(function (file) { body.append('files', file, file.name); });
-    var rows = list.map(function (file) { return row(file.name); });
-    fetch(form.action, { method: 'POST', body: body, headers: { accept: 'application/json' }, credentials: 'same-origin' })
-      .then(function (response) {
-        return response.json().then(function (answer) {
-          if (!response.ok) throw new Error(answer.detail || 'The upload was refused (' + response.status + ').');
-          return answer;
-        });
-      })
-      .then(function (answer) {
-        var views = {};
-        answer.sources.forEach(function (source, index) { var view = rows[index]; if (!view) return; show(view, source); if (source.status === 'processing') views[source.id] = view; });
-        poll(views, Date.now() + DEADLINE_MS);
-      })
-      .catch(function (error) { rows.forEach(function (view) { view.set('failed', String(error.message || error), true); }); });
+    var list = Array.prototype.slice.call(files), settle = tracker(list.length);
+    var rows = list.map(function (file) {
+      var view = row(file.name), show0 = view.set;
+      view.set = function (status, text, error) {
+        show0(status, text, error);
+        if ((status === 'processed' || status === 'failed') && !view.counted) { view.counted = true; settle(status === 'failed', view.activities || 0); }
+      };
+      return view;
+    });
+    var token = form.querySelector('input[name=csrf]').value;
+    function batch(start) {
+      if (start >= list.length) return;
+      var body = new FormData(), views = rows.slice(start, start + BATCH);
+      body.append('csrf', token);
+      list.slice(start, start + BATCH).forEach(function (file) { body.append('files', file, file.name); });
+      fetch(form.action, { method: 'POST', body: body, headers: { accept: 'application/json' }, credentials: 'same-origin' })
+        .then(function (response) {
+          return response.json().then(function (answer) {
+            if (!response.ok) throw new Error(answer.detail || 'The upload was refused (' + response.status + ').');
+            return answer;
+          });
+        })
+        .then(function (answer) {
+          var waiting = {};
+          answer.sources.forEach(function (source, index) { var view = views[index]; if (!view) return; show(view, source); if (source.status === 'processing') waiting[source.id] = view; });
+          poll(waiting, Date.now() + DEADLINE_MS);
+        })
+        .catch(function (error) { views.forEach(function (view) { view.set('failed', String(error.message || error), true); }); })
+        .then(function () { batch(start + BATCH); });
+    }
+    batch(0);
     input.value = '';
   }
   input.addEventListener('change', function () { send(input.files); });

@@ -11,12 +11,13 @@ import type { PageOptions } from '../layout.js';
 import { SCRIPT_PATH, SCRIPT_INTEGRITY } from './client-script.js';
 import { clock } from '../charts/time-series.js';
 
-export type Section = 'activities' | 'season' | 'upload';
+export type Section = 'activities' | 'season' | 'upload' | 'settings';
 
 const SECTIONS: readonly [Section, string, string][] = [
   ['activities', '/training', 'Activities'],
   ['season', '/training/season', 'Season'],
   ['upload', '/training/upload', 'Upload'],
+  ['settings', '/training/settings', 'Settings'],
 ];
 
 const STYLE = `

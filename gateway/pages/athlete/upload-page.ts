@@ -48,5 +48,5 @@ ${view.error ? html`<p class="notice error" role="alert">${view.error}</p>` : nu
 ${view.recent.length === 0 ? html`<p class="empty" id="no-uploads">Nothing uploaded yet.</p>` : null}
 <ul id="live" class="uploads" aria-live="polite">${view.recent.map(sourceRow)}</ul>
 </section>`;
-  return athletePage({ title: 'Upload', current: 'upload', body });
+  return athletePage({ title: 'Upload', current: 'upload', body, style: '.upload-progress{display:flex;align-items:center;gap:.75rem;margin:.9rem 0 0;font-variant-numeric:tabular-nums}.upload-progress progress{flex:0 1 14rem}' });
 }
