@@ -31,17 +31,20 @@ import { startStack, tempDir, type TestStack } from '../test/support/stack.js';
 import { startProcess } from '../test/support/processes.js';
 import { settled, upload } from '../test/support/uploads.js';
 import { REPO_ROOT } from './support.js';
+import type { BenchResult, BenchRow, Dataset as BenchDataset } from './results.js';
 
 export const question = 'GET /api/v1/activities/?limit=50 vs /healthz, 500 activities of the imported corpus and 500 synthetic (autocannon, loopback): one gateway process, then threshold serve with one HTTP process per core';
 
 const ACTIVITIES = 500;
-const CONNECTIONS = [16, 64, 200];
+/** Connection counts (LIST_BENCH_CONNECTIONS, comma-separated, narrows a trial run). */
+const CONNECTIONS = (process.env.LIST_BENCH_CONNECTIONS ?? '16,64,200').split(',').map(Number);
 /** Seconds per figure (LIST_BENCH_SECONDS shortens a trial run). */
 const SECONDS = Number(process.env.LIST_BENCH_SECONDS ?? 10);
 const DAY_MS = 86_400_000;
 const FIXTURES = ['sweatpy/4078723797.fit', 'sweatpy/4801048867.fit', 'sweatpy/6449921903_ACTIVITY.fit', 'python-fitparse/garmin-fenix-5-run.fit'];
 
 interface Dataset {
+  kind: BenchDataset;
   label: string;
   token: string;
 }
@@ -99,13 +102,23 @@ async function replicateImported(stack: TestStack, userId: string): Promise<numb
   return imported.length;
 }
 
-async function fire(url: string, connections: number, headers: Record<string, string> = {}): Promise<Result> {
-  return autocannon({ url, connections, duration: SECONDS, headers, workers: 1 });
+async function fire(url: string, connections: number, headers: Record<string, string> = {}): Promise<Fired> {
+  const before = process.cpuUsage();
+  const startedAt = performance.now();
+  const result = await autocannon({ url, connections, duration: SECONDS, headers, workers: 1 });
+  const used = process.cpuUsage(before);
+  return { result, clientCpu: (used.user + used.system) / 1000 / (performance.now() - startedAt) };
 }
 
-function figures(result: Result): string {
+/** One autocannon run and the CPU this process (the client, and in one-process mode the gateway too) used meanwhile, in cores. */
+interface Fired {
+  result: Result;
+  clientCpu: number;
+}
+
+function figures({ result, clientCpu }: Fired, client: boolean): string {
   const failures = result.errors + result.timeouts + result.non2xx;
-  return `${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, ${failures} errors`;
+  return `${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, ${failures} errors${client ? `, client ${clientCpu.toFixed(2)} cores` : ''}`;
 }
 
 /** A TCP port nothing listens on now. */
@@ -139,27 +152,42 @@ async function describePage(list: string, dataset: Dataset): Promise<string> {
   return `${dataset.label} page of ${page.length} items = ${bytes.length} bytes, laps per item max ${Math.max(...laps)} mean ${mean.toFixed(1)}`;
 }
 
-/** Each data set's list and /healthz at each connection count, one line each. */
-async function measure(baseUrl: string, datasets: Dataset[], label: string): Promise<string[]> {
+/** The ratio the issue asks for at 64 connections (issue 27 item 2): 1/12 in one process, 1/8 under serve. */
+const GOALS = { one: 1 / 12, serve: 1 / 8 } as const;
+const GOAL_CONNECTIONS = 64;
+
+/**
+ * Each data set's list and /healthz at each connection count, one line each, and one row per list figure.
+ * Under serve the client's CPU is reported too: autocannon runs on the same cores, reading every page.
+ */
+async function measure(baseUrl: string, datasets: Dataset[], mode: 'one' | 'serve', rows: BenchRow[]): Promise<string[]> {
   const list = `${baseUrl}/api/v1/activities/?limit=50`;
+  const label = mode === 'one' ? 'one gateway process' : `threshold serve, ${availableParallelism()} HTTP processes`;
   const lines = [`${label}; ${SECONDS} s per figure`];
   for (const dataset of datasets) {
     lines.push(await describePage(list, dataset));
     await fire(list, 16, { authorization: `Bearer ${dataset.token}` }); // warm-up (JIT, statement cache, the stored listings)
   }
+  const client = mode === 'serve';
   for (const connections of CONNECTIONS) {
     const health = await fire(`${baseUrl}/healthz`, connections);
-    lines.push(`${connections} connections: /healthz ${figures(health)}`);
+    const anchor = health.result.requests.average;
+    lines.push(`${connections} connections: /healthz ${figures(health, client)}`);
     for (const dataset of datasets) {
       const listed = await fire(list, connections, { authorization: `Bearer ${dataset.token}` });
-      const ratio = listed.requests.average / health.requests.average;
-      lines.push(`  ${dataset.label} list ${figures(listed)}; list/healthz ${ratio.toFixed(3)} (1/${(1 / ratio).toFixed(1)})`);
+      const ratio = listed.result.requests.average / anchor;
+      lines.push(`  ${dataset.label} list ${figures(listed, client)}; list/healthz ${ratio.toFixed(3)} (1/${(1 / ratio).toFixed(1)})`);
+      rows.push({
+        question: `list limit=50, ${mode === 'one' ? 'one process' : 'serve'}, ${connections} conn`,
+        dataset: dataset.kind, figure: listed.result.requests.average, unit: 'req/s', anchor, anchorLabel: '/healthz, same load', ratio,
+        ...(connections === GOAL_CONNECTIONS && { goal: GOALS[mode] }),
+      });
     }
   }
   return lines;
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   // One data folder for both runs. The stack listens on a port chosen here so that its URL can be the
   // issuer of both runs: the served processes listen elsewhere but accept the same tokens.
   const stackPort = await freePort();
@@ -167,6 +195,7 @@ export async function run(): Promise<string> {
   const corpus = await importCorpus(env.DATA_DIR);
   const stack = await startStack({ ...env, PORT: String(stackPort) });
   const lines: string[] = [];
+  const rows: BenchRow[] = [];
   let datasets: Dataset[];
   try {
     const imported = await replicateImported(stack, corpus.userId);
@@ -174,22 +203,24 @@ export async function run(): Promise<string> {
     const synthetic = await stack.userWithToken(['activities:read', 'activities:write']);
     await seed(stack, synthetic.token, synthetic.userId);
     datasets = [
-      { label: `corpus (${corpus.processed} files imported, ${imported} activities, copied to ${ACTIVITIES})`, token: corpusToken },
-      { label: `synthetic (${FIXTURES.length} fixtures uploaded, copied to ${ACTIVITIES})`, token: synthetic.token },
+      { kind: 'corpus', label: `corpus (${corpus.processed} files imported, ${imported} activities, copied to ${ACTIVITIES})`, token: corpusToken },
+      { kind: 'synthetic', label: `synthetic (${FIXTURES.length} fixtures uploaded, copied to ${ACTIVITIES})`, token: synthetic.token },
     ];
-    lines.push(...(await measure(stack.baseUrl, datasets, 'one gateway process')));
+    lines.push(...(await measure(stack.baseUrl, datasets, 'one', rows)));
   } finally {
     await stack.close();
   }
   // Request logs off in both runs (the stack above is silent); the port is chosen here, as logs do not say it.
   const port = await freePort();
-  const service = startProcess('dist/cli/threshold.js', { ...env, PORT: String(port), HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', LOG_LEVEL: 'warn' }, ['serve']);
+  // LIST_BENCH_SERVE_NODE_OPTIONS reaches the served processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them).
+  const nodeOptions: Record<string, string> = process.env.LIST_BENCH_SERVE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.LIST_BENCH_SERVE_NODE_OPTIONS } : {};
+  const service = startProcess('dist/cli/threshold.js', { ...env, ...nodeOptions, PORT: String(port), HOST: '127.0.0.1', ENGINE_ADDRESS: '127.0.0.1:0', LOG_LEVEL: 'warn' }, ['serve']);
   try {
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitUntilServing(baseUrl);
-    lines.push(...(await measure(baseUrl, datasets, `threshold serve, ${availableParallelism()} HTTP processes`)));
+    lines.push(...(await measure(baseUrl, datasets, 'serve', rows)));
   } finally {
     await service.stop();
   }
-  return lines.join('\n  ');
+  return { text: lines.join('\n  '), rows };
 }
