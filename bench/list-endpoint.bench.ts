@@ -15,7 +15,7 @@
  * figures are indicative; the ratio to /healthz is the figure to compare across machines.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -102,23 +102,50 @@ async function replicateImported(stack: TestStack, userId: string): Promise<numb
   return imported.length;
 }
 
-async function fire(url: string, connections: number, headers: Record<string, string> = {}): Promise<Fired> {
-  const before = process.cpuUsage();
-  const startedAt = performance.now();
-  const result = await autocannon({ url, connections, duration: SECONDS, headers, workers: 1 });
-  const used = process.cpuUsage(before);
-  return { result, clientCpu: (used.user + used.system) / 1000 / (performance.now() - startedAt) };
+/** CPU seconds (user + system) the processes `pids` and their descendants used so far, from /proc (Linux; 0 elsewhere). */
+function treeCpuSeconds(pids: number[]): number {
+  if (pids.length === 0 || !existsSync('/proc/self/stat')) return 0;
+  const stats = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
+    try {
+      // Fields after the command's closing parenthesis: state ppid … utime (12th) stime (13th), in clock ticks.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return [{ pid: Number(pid), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
+  const tree = new Set(pids);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const stat of stats) if (!tree.has(stat.pid) && tree.has(stat.ppid)) grew = Boolean(tree.add(stat.pid));
+  }
+  return stats.filter((stat) => tree.has(stat.pid)).reduce((sum, stat) => sum + stat.ticks, 0) / CLOCK_TICKS;
 }
+/** USER_HZ on Linux. */
+const CLOCK_TICKS = 100;
 
-/** One autocannon run and the CPU this process (the client, and in one-process mode the gateway too) used meanwhile, in cores. */
+/** One autocannon run; the CPU (in cores) this process (the client, and in one-process mode the gateway too) and the served processes used meanwhile. */
 interface Fired {
   result: Result;
   clientCpu: number;
+  serverCpu: number;
 }
 
-function figures({ result, clientCpu }: Fired, client: boolean): string {
+async function fire(url: string, connections: number, headers: Record<string, string> = {}, servers: number[] = []): Promise<Fired> {
+  const before = process.cpuUsage();
+  const serverBefore = treeCpuSeconds(servers);
+  const startedAt = performance.now();
+  const result = await autocannon({ url, connections, duration: SECONDS, headers, workers: 1 });
+  const seconds = (performance.now() - startedAt) / 1000;
+  const used = process.cpuUsage(before);
+  return { result, clientCpu: (used.user + used.system) / 1e6 / seconds, serverCpu: (treeCpuSeconds(servers) - serverBefore) / seconds };
+}
+
+/** The figures of a run; under serve also the CPU of the client and of the service, and the service's CPU per request. */
+function figures({ result, clientCpu, serverCpu }: Fired, served: boolean): string {
   const failures = result.errors + result.timeouts + result.non2xx;
-  return `${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, ${failures} errors${client ? `, client ${clientCpu.toFixed(2)} cores` : ''}`;
+  const cpu = served ? `, client ${clientCpu.toFixed(2)} cores, service ${serverCpu.toFixed(2)} cores = ${(1e6 * serverCpu / result.requests.average).toFixed(0)} µs CPU a request` : '';
+  return `${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, ${failures} errors${cpu}`;
 }
 
 /** A TCP port nothing listens on now. */
@@ -158,9 +185,10 @@ const GOAL_CONNECTIONS = 64;
 
 /**
  * Each data set's list and /healthz at each connection count, one line each, and one row per list figure.
- * Under serve the client's CPU is reported too: autocannon runs on the same cores, reading every page.
+ * Under serve the client's CPU is reported too (autocannon runs on the same cores, reading every page), and
+ * the service's (its process tree's) CPU per request, a figure a loaded machine disturbs less than req/s.
  */
-async function measure(baseUrl: string, datasets: Dataset[], mode: 'one' | 'serve', rows: BenchRow[]): Promise<string[]> {
+async function measure(baseUrl: string, datasets: Dataset[], mode: 'one' | 'serve', rows: BenchRow[], servers: number[] = []): Promise<string[]> {
   const list = `${baseUrl}/api/v1/activities/?limit=50`;
   const label = mode === 'one' ? 'one gateway process' : `threshold serve, ${availableParallelism()} HTTP processes`;
   const lines = [`${label}; ${SECONDS} s per figure`];
@@ -170,11 +198,11 @@ async function measure(baseUrl: string, datasets: Dataset[], mode: 'one' | 'serv
   }
   const client = mode === 'serve';
   for (const connections of CONNECTIONS) {
-    const health = await fire(`${baseUrl}/healthz`, connections);
+    const health = await fire(`${baseUrl}/healthz`, connections, {}, servers);
     const anchor = health.result.requests.average;
     lines.push(`${connections} connections: /healthz ${figures(health, client)}`);
     for (const dataset of datasets) {
-      const listed = await fire(list, connections, { authorization: `Bearer ${dataset.token}` });
+      const listed = await fire(list, connections, { authorization: `Bearer ${dataset.token}` }, servers);
       const ratio = listed.result.requests.average / anchor;
       lines.push(`  ${dataset.label} list ${figures(listed, client)}; list/healthz ${ratio.toFixed(3)} (1/${(1 / ratio).toFixed(1)})`);
       rows.push({
@@ -218,7 +246,7 @@ export async function run(): Promise<BenchResult> {
   try {
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitUntilServing(baseUrl);
-    lines.push(...(await measure(baseUrl, datasets, 'serve', rows)));
+    lines.push(...(await measure(baseUrl, datasets, 'serve', rows, [service.child.pid!])));
   } finally {
     await service.stop();
   }
