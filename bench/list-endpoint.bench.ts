@@ -102,14 +102,14 @@ async function replicateImported(stack: TestStack, userId: string): Promise<numb
   return imported.length;
 }
 
-/** CPU seconds (user + system) the processes `pids` and their descendants used so far, from /proc (Linux; 0 elsewhere). */
-function treeCpuSeconds(pids: number[]): number {
-  if (pids.length === 0 || !existsSync('/proc/self/stat')) return 0;
+/** CPU seconds (user, system) the processes `pids` and their descendants used so far, from /proc (Linux; 0 elsewhere). */
+function treeCpuSeconds(pids: number[]): { user: number; system: number } {
+  if (pids.length === 0 || !existsSync('/proc/self/stat')) return { user: 0, system: 0 };
   const stats = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
     try {
       // Fields after the command's closing parenthesis: state ppid … utime (12th) stime (13th), in clock ticks.
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return [{ pid: Number(pid), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) }];
+      return [{ pid: Number(pid), ppid: Number(fields[1]), user: Number(fields[11]), system: Number(fields[12]) }];
     } catch {
       return []; // gone meanwhile
     }
@@ -119,7 +119,8 @@ function treeCpuSeconds(pids: number[]): number {
     grew = false;
     for (const stat of stats) if (!tree.has(stat.pid) && tree.has(stat.ppid)) grew = Boolean(tree.add(stat.pid));
   }
-  return stats.filter((stat) => tree.has(stat.pid)).reduce((sum, stat) => sum + stat.ticks, 0) / CLOCK_TICKS;
+  const mine = stats.filter((stat) => tree.has(stat.pid));
+  return { user: mine.reduce((sum, stat) => sum + stat.user, 0) / CLOCK_TICKS, system: mine.reduce((sum, stat) => sum + stat.system, 0) / CLOCK_TICKS };
 }
 /** USER_HZ on Linux. */
 const CLOCK_TICKS = 100;
@@ -128,7 +129,9 @@ const CLOCK_TICKS = 100;
 interface Fired {
   result: Result;
   clientCpu: number;
+  /** Cores the service used, in all and in the kernel (socket writes, loopback TCP). */
   serverCpu: number;
+  serverSystem: number;
 }
 
 async function fire(url: string, connections: number, headers: Record<string, string> = {}, servers: number[] = []): Promise<Fired> {
@@ -138,13 +141,16 @@ async function fire(url: string, connections: number, headers: Record<string, st
   const result = await autocannon({ url, connections, duration: SECONDS, headers, workers: 1 });
   const seconds = (performance.now() - startedAt) / 1000;
   const used = process.cpuUsage(before);
-  return { result, clientCpu: (used.user + used.system) / 1e6 / seconds, serverCpu: (treeCpuSeconds(servers) - serverBefore) / seconds };
+  const serverAfter = treeCpuSeconds(servers);
+  const serverSystem = (serverAfter.system - serverBefore.system) / seconds;
+  return { result, clientCpu: (used.user + used.system) / 1e6 / seconds, serverCpu: (serverAfter.user - serverBefore.user) / seconds + serverSystem, serverSystem };
 }
 
 /** The figures of a run; under serve also the CPU of the client and of the service, and the service's CPU per request. */
-function figures({ result, clientCpu, serverCpu }: Fired, served: boolean): string {
+function figures({ result, clientCpu, serverCpu, serverSystem }: Fired, served: boolean): string {
   const failures = result.errors + result.timeouts + result.non2xx;
-  const cpu = served ? `, client ${clientCpu.toFixed(2)} cores, service ${serverCpu.toFixed(2)} cores = ${(1e6 * serverCpu / result.requests.average).toFixed(0)} µs CPU a request` : '';
+  const perRequest = (cores: number) => (1e6 * cores / result.requests.average).toFixed(0);
+  const cpu = served ? `, client ${clientCpu.toFixed(2)} cores, service ${serverCpu.toFixed(2)} cores = ${perRequest(serverCpu)} µs CPU a request (${perRequest(serverSystem)} in the kernel)` : '';
   return `${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, ${failures} errors${cpu}`;
 }
 
