@@ -6,7 +6,7 @@
  * from here is byte for byte the one built afresh; the stamp is read before the rows, so a page is never
  * answered after a write that finished before the request (several gateway processes, MongoDB included).
  *
- * Bounded by bytes (least recently used first out) and by age: an entry older than MAX_AGE_MS is built
+ * Requests that miss at once share one build. Bounded by bytes (least recently used first out) and by age: an entry older than MAX_AGE_MS is built
  * again, the bound on a stale page should a writing process die between its write and its stamp.
  * Kept honest by test/gateway/activity-list.test.ts.
  */
@@ -30,6 +30,8 @@ export class ListingPageCache {
   /** In use order, least recent first (a Map keeps insertion order; a hit moves its entry last). */
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** The builds in flight, by key, each with the stamp it was read under. */
+  private readonly building = new Map<string, { stamp: string; bytes: Promise<Buffer> }>();
 
   constructor(private readonly maxBytes = MAX_BYTES, private readonly clock: () => number = Date.now) {}
 
@@ -50,9 +52,19 @@ export class ListingPageCache {
         return kept.bytes;
       }
     }
-    const bytes = await build();
-    if (bytes.length <= MAX_PAGE_BYTES) this.keep(full, { stamp, bytes, at: this.clock() });
-    return bytes;
+    // Requests that miss together (after a write, or as an entry ages out) share one build under one stamp.
+    const building = this.building.get(full);
+    if (building !== undefined && building.stamp === stamp) return building.bytes;
+    const bytes = build();
+    const entry = { stamp, bytes };
+    this.building.set(full, entry);
+    try {
+      const built = await bytes;
+      if (built.length <= MAX_PAGE_BYTES) this.keep(full, { stamp, bytes: built, at: this.clock() });
+      return built;
+    } finally {
+      if (this.building.get(full) === entry) this.building.delete(full);
+    }
   }
 
   /** Bytes kept now. */

@@ -56,6 +56,38 @@ test('answers a kept page until the user writes or it ages; keeps memory under i
   }
 });
 
+test('shares one build among requests that miss at once, and builds again for a request after a write', async () => {
+  const store = await openStore({ mongodbUri: null, sqliteFile: ':memory:' });
+  const cache = new ListingPageCache();
+  try {
+    const a = builder(10);
+    const pages = await Promise.all(Array.from({ length: 20 }, () => cache.page(store, 'u1', 'a', a.build)));
+    assert.is(a.builds, 1);
+    assert.ok(pages.every((page) => page === pages[0]));
+    let release!: () => void;
+    const slow = { builds: 0, build: async () => (slow.builds++, await new Promise<void>((resolve) => (release = resolve)), Buffer.from('old')) };
+    await store.activities.insert(activity('x', 'u1'));
+    const before = cache.page(store, 'u1', 'b', slow.build);
+    await until(() => slow.builds === 1);
+    await store.activities.insert(activity('y', 'u1'));
+    const after = cache.page(store, 'u1', 'b', async () => Buffer.from('new'));
+    release();
+    assert.is((await before).toString(), 'old');
+    assert.is((await after).toString(), 'new', 'a build started before a write is not shared with a request after it');
+  } finally {
+    await store.close();
+  }
+});
+
+/** Polls `done` until it holds (two seconds at most). */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('listing page cache test: gave up waiting');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 test('builds every page over a store whose writes do not renew listing stamps', async () => {
   const store = await openSqliteStore({ file: ':memory:' });
   const cache = new ListingPageCache();
