@@ -2,12 +2,14 @@
  * Picks the backend: MongoDB when a URI is configured, the embedded SQLite file otherwise. Each
  * backend is imported on demand, so the embedded default never loads the MongoDB driver.
  * `storeLocation` says where the chosen backend keeps the data, in a form safe to log; every entry
- * point that opens a store logs it once at start. `openServiceStore` is how the service's processes open it.
+ * point that opens a store logs it once at start. Either is wrapped so that writes renew listing stamps
+ * (listing-stamps.ts). `openServiceStore` is how the service's processes open it.
  */
 import path from 'node:path';
 import type { Logger } from '../domain/logger.js';
 import type { Store } from './store.js';
 import { databaseFor, hostsOf } from './mongo/uri.js';
+import { withListingStamps } from './listing-stamps.js';
 import { exposedToOthers } from './private-files.js';
 import { storeFilesOf } from './sqlite/sqlite-files.js';
 import type { GroupCommit } from './sqlite/write-groups.js';
@@ -30,10 +32,10 @@ export type StoreLocation = { backend: 'sqlite'; file: string } | { backend: 'mo
 export async function openStore(options: StoreOptions, service = false): Promise<Store> {
   if (options.mongodbUri) {
     const { openMongoStore } = await import('./mongo/mongo-store.js');
-    return openMongoStore({ uri: options.mongodbUri, database: databaseFor(options.mongodbUri, options.mongodbDatabase) });
+    return withListingStamps(await openMongoStore({ uri: options.mongodbUri, database: databaseFor(options.mongodbUri, options.mongodbDatabase) }));
   }
   const { openSqliteStore } = await import('./sqlite/sqlite-store.js');
-  return openSqliteStore({ file: options.sqliteFile, service, ...(options.groupCommit && { groupCommit: options.groupCommit }) });
+  return withListingStamps(await openSqliteStore({ file: options.sqliteFile, service, ...(options.groupCommit && { groupCommit: options.groupCommit }) }));
 }
 
 /**

@@ -675,3 +675,16 @@ export interface ProviderBudgetRecord {
   /** Unix ms after which the record is of no use (the window's end). */
   expires_at: number;
 }
+
+/**
+ * A user's listing stamp (storage/listing-stamps.ts): a fresh value written after every change to a
+ * collection their list pages are built from (schema.ts `stamped`), so a process holding a page in memory
+ * tells with one read whether it may still answer it.
+ */
+export interface ListingStampRecord {
+  /** The user's id (one stamp per user). */
+  id: string;
+  user_id: string;
+  /** A new id per change: never repeats, so a stamp seen once never comes back. */
+  stamp: string;
+}

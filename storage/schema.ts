@@ -44,6 +44,11 @@ export interface CollectionSpec {
    * a read parses no document. MongoDB reads them through its projection as any field.
    */
   projected?: readonly string[];
+  /**
+   * A write to it changes what its owner's list pages show: every write through the store (listing-stamps.ts)
+   * then gives the owner a new listing stamp, which a process caching those pages reads before answering one.
+   */
+  stamped?: boolean;
 }
 
 /** User-owned data read and written by its owner: sharded on the owner alone. */
@@ -78,6 +83,7 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   activities: {
     shard: { key: ['user_id', 'start'] },
     owner: 'user_id',
+    stamped: true,
     derived: ['listing', 'listing_version'],
     // What a longitudinal or model call reads of each activity (engine/service/activity-selection.ts
     // SELECTED_FIELDS) and filters or sorts on, and the model watermark's stamp.
@@ -96,8 +102,8 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
     ],
   },
   sources: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'content_hash'], unique: true }, { fields: ['user_id', 'created_at'] }, { fields: ['status'] }, { fields: ['user_id', 'external_id'], unique: true, sparse: true }] },
-  traces: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'timestamp'] }, { fields: ['test_id'] }, WATERMARK_UPDATED] },
-  tests: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'start'] }, WATERMARK_UPDATED] },
+  traces: { owner: 'user_id', shard: OWNED, stamped: true, indexes: [{ fields: ['user_id', 'timestamp'] }, { fields: ['test_id'] }, WATERMARK_UPDATED] },
+  tests: { owner: 'user_id', shard: OWNED, stamped: true, indexes: [{ fields: ['user_id', 'start'] }, WATERMARK_UPDATED] },
   dailies: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'measure', 'date'], unique: true }, WATERMARK_UPDATED] },
   markers: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'sport', 'marker', 'date'] }, WATERMARK_CREATED] },
   max_efforts: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'sport', 'date'] }, WATERMARK_CREATED] },
@@ -115,6 +121,7 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
   jobs: { owner: 'user_id', shard: U('the shared queue: claimed by kind, status and time across users'), indexes: [{ fields: ['key'], unique: true, sparse: true }, { fields: ['status', 'run_after'] }, { fields: ['kind', 'status'] }] },
   rate_limits: { owner: null, shard: U('counters keyed by limit and client address or email, not by user (window-counters.ts)'), indexes: [{ fields: ['expires_at'] }] },
   provider_budgets: { owner: null, shard: U("a provider app's request budget, shared by every user and every engine (provider-budget.ts)"), indexes: [{ fields: ['provider', 'app', 'expires_at'] }] },
+  listing_stamps: { owner: 'user_id', shard: OWNED, indexes: [] },
 };
 
 export const COLLECTION_NAMES = Object.keys(SCHEMA) as CollectionName[];

@@ -31,7 +31,7 @@ import type {
   MaxEffortRecord, PageRecord, RefreshTokenRecord, SessionRecord, SigningKeyRecord, SourceRecord, TeamAuthorizationRecord, TeamInvitationRecord,
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
-import type { PortalSessionRecord, ProviderAuthorizationRecord, ProviderBudgetRecord, RateLimitRecord } from './records.js';
+import type { ListingStampRecord, PortalSessionRecord, ProviderAuthorizationRecord, ProviderBudgetRecord, RateLimitRecord } from './records.js';
 
 export type * from './records.js';
 
@@ -253,6 +253,7 @@ export interface Collections {
   jobs: Collection<JobRecord>;
   rate_limits: Collection<RateLimitRecord>;
   provider_budgets: Collection<ProviderBudgetRecord>;
+  listing_stamps: Collection<ListingStampRecord>;
 }
 
 export type CollectionName = keyof Collections;

@@ -18,7 +18,7 @@ import { dropTestDatabase, mongoServerMissing, startMongoServer } from '../suppo
 
 const test = suite('threshold store prepare');
 
-const USER_DATA = ['sources', 'traces', 'tests', 'dailies', 'markers', 'max_efforts', 'workouts'];
+const USER_DATA = ['sources', 'traces', 'tests', 'dailies', 'markers', 'max_efforts', 'workouts', 'listing_stamps'];
 
 test('the plan shards activities on {user_id, start}, the other user data on {user_id}, the blob space on its look-up keys', () => {
   const plan = shardingPlan();

@@ -95,6 +95,8 @@ corrections('changes the sport: the interface objects, the list, selections by s
   const listed = (await client.get('/api/v1/activities/?sport=running')).body;
   assert.equal(listed.map((item: { id: string; sport: string }) => [item.id, item.sport]), [[id, 'running.trail']]);
   assert.equal((await client.get('/api/v1/activities/?sport=cycling')).body, []);
+  const relisted = (await client.get('/api/v1/activities/?limit=100')).body;
+  assert.equal(relisted.map((item: { id: string; sport: string }) => [item.id, item.sport]), [[id, 'running.trail']], 'a page kept from before the correction is not served again');
   assert.equal(await longitudinalIds(stack, token, 'running'), [id], 'selected by its new sport, the cache computed again');
   assert.equal(await longitudinalIds(stack, token, 'cycling'), []);
   const recomputed = (await record(stack, userId, id))!;

@@ -2,7 +2,7 @@
  * The activity list is assembled from stored listings (gateway/services/listing-page.ts); these tests hold it
  * to what it answered before: byte for byte the JSON of presentActivitySummary over the records `find`
  * returns, for personal and app tokens, on every path (first page, stored listings, filters, pages, after
- * writes). The presenter's own JSON is pinned for one record, so a format change cannot slip past the
+ * writes, pages kept in memory: services/listing-page-cache.ts). The presenter's own JSON is pinned for one record, so a format change cannot slip past the
  * listing version.
  */
 import { suite } from '../support/uvu.js';
@@ -23,6 +23,7 @@ import { FIT_FIXTURES } from '../support/fit-corpus.js';
 import { uploadProcessed } from '../support/uploads.js';
 import { activityListJson } from '../../gateway/services/activity-listing.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
+import { beginUserDeletion } from '../../storage/user-deletion.js';
 
 interface Context {
   stack: TestStack;
@@ -161,6 +162,25 @@ list('answers a page of real FIT rides with 99 laps an item byte for byte: past 
   const principal = { userId: rider.userId, applicationId: null } as Principal;
   const page = await activityListJson({ store: stack.store } as GatewayDeps, principal, { limit: 50, offset: 0, sports: [] });
   assert.ok(Buffer.isBuffer(page) && page.equals(Buffer.from(expected)), 'the page is written as one buffer, never one string');
+});
+
+list('answers a kept page byte for byte, and never after a write: laps, a deletion, a new activity, the user gone', async (context) => {
+  const { stack, userId, appId } = context;
+  const same = async (step: string) => {
+    for (const [token, applicationId] of [[context.personal, null], [context.appToken, appId]] as const) {
+      const expected = await presented(context, {}, applicationId);
+      for (const pass of ['built', 'kept']) assert.is(await listed(context, '', token), expected, `${step}, ${pass} (${applicationId ? 'app' : 'personal'} token)`);
+    }
+  };
+  await same('before any write');
+  await stack.store.activities.updateOne({ id: 'a5', user_id: userId }, { set: { laps: [{ start: T0 - 48 * HOUR, end: T0 - 47 * HOUR, offset: 60, blocks: { power: { mean: 200, max: 400 } } }] } });
+  await same('after a laps edit');
+  await stack.store.activities.deleteMany({ id: 'a3', user_id: userId });
+  await same('after a deletion');
+  await stack.store.activities.insert(activity('a6', userId, { start: T0 + 20 * HOUR, end: T0 + 21 * HOUR }));
+  await same('after a new activity');
+  await beginUserDeletion(stack.store, userId);
+  assert.is((await stack.get('/api/v1/activities/', context.personal)).status, 401, "no page of a deleted user, kept or not");
 });
 
 list.run();

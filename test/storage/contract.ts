@@ -13,6 +13,7 @@ import {
 import { COLLECTION_NAMES, SCHEMA, shardKeyOf } from '../../storage/schema.js';
 import { beginUserDeletion, continueUserDeletion, deletionPayload } from '../../storage/user-deletion.js';
 import { correctActivity, deleteActivity } from '../../storage/activity-corrections.js';
+import { listingStamp, stampsListings, withListingStamps } from '../../storage/listing-stamps.js';
 import { countEvent, liveWindow, uncountEvent, type CountedWindow } from '../../storage/window-counters.js';
 import {
   T0, activity, application, authorizationCode, clientSecret, daily, grant, job, refreshToken, team, teamMember, user,
@@ -247,6 +248,41 @@ export function storeContract(label: string, open: () => Promise<Store>, setup: 
     await rejects(() => store.activities.updateOne({ id: 'act1', user_id: 'u1' }, { set: { duration_s: Number.NaN } }), StoreUsageError);
     await rejects(() => store.batch([{ collection: 'activities', insert: activity('act5', 'u1', { offset: false as never }) }]), StoreUsageError);
     assert.is(await store.activities.count({ user_id: 'u1' }), 3);
+  });
+
+  test('renews a listing stamp after every write to activities, traces and tests (withListingStamps), never creates one, and a deletion removes it', async () => {
+    const stamped = withListingStamps(store);
+    assert.ok(stampsListings(stamped) && !stampsListings(store));
+    assert.is(withListingStamps(stamped), stamped, 'wrapping twice changes nothing');
+    await stamped.activities.insert(activity('before', 'u1'));
+    assert.is(await store.listing_stamps.count({ user_id: 'u1' }), 0, 'a write creates no stamp: the first reader does');
+    let seen = await listingStamp(stamped, 'u1');
+    assert.is(await listingStamp(stamped, 'u1'), seen, 'a read keeps it');
+    const other = await listingStamp(stamped, 'u2');
+    const renews = async (what: string, write: () => Promise<unknown>, renewed = true) => {
+      await write();
+      const now = await listingStamp(stamped, 'u1');
+      assert.is(now !== seen, renewed, `${what}: ${renewed ? 'a new stamp' : 'the same stamp'}`);
+      seen = now;
+    };
+    const probe = { id: 'tr1', user_id: 'u1', timestamp: T0, offset: 0, local_date: '2024-01-01', test_id: null, lactate: 2, rpe: null, notes: null, power: null, speed: null, heart_rate: null, vo2: null, tags: [], sport: null, app_metadata: {}, created_at: T0, updated_at: T0 };
+    await renews('insert', () => stamped.activities.insert(activity('a1', 'u1')));
+    await renews('put', () => stamped.activities.put(activity('a1', 'u1', { tags: ['put'] })));
+    await renews('insertIfAbsent that inserts', () => stamped.activities.insertIfAbsent(activity('a2', 'u1', { start: T0 + 1 }), ['user_id', 'start', 'source_id', 'source_index']));
+    await renews('insertIfAbsent that finds', () => stamped.activities.insertIfAbsent(activity('a3', 'u1', { start: T0 + 1, source_id: 'src-a2' }), ['user_id', 'start', 'source_id', 'source_index']), false);
+    await renews('updateOne (laps)', () => stamped.activities.updateOne({ id: 'a1', user_id: 'u1' }, { set: { laps: null } }));
+    await renews('updateOne matching nothing', () => stamped.activities.updateOne({ id: 'nope', user_id: 'u1' }, { set: { laps: null } }), false);
+    await renews('updateMany', () => stamped.activities.updateMany({ user_id: 'u1' }, { set: { tags: [] } }));
+    await renews('deleteMany', () => stamped.activities.deleteMany({ id: 'a2', user_id: 'u1' }));
+    await renews('a trace', () => stamped.traces.insert(probe));
+    await renews('a batch', () => stamped.batch([{ collection: 'traces', update: { id: 'tr1', user_id: 'u1' }, change: { set: { lactate: 3 } } }]));
+    await renews('a write to an unstamped collection', () => stamped.dailies.insert(daily('d1', 'u1')), false);
+    await renews("another user's write", () => stamped.activities.insert(activity('b1', 'u2')), false);
+    assert.ok((await listingStamp(stamped, 'u2')) !== other, "the other user's stamp is renewed");
+    await store.deleteUser('u1');
+    assert.is(await store.listing_stamps.count({ user_id: 'u1' }), 0, "the user's deletion removes their stamp");
+    await stamped.activities.insert(activity('after', 'u1'));
+    assert.is(await store.listing_stamps.count({ user_id: 'u1' }), 0, 'a write racing the deletion leaves no stamp behind');
   });
 
   test('rejects a second document with the same id [DuplicateKeyError]', async () => {
