@@ -12,10 +12,22 @@ export { tempDir } from '../test/support/stack.js';
 /** What a script's run() returns and the rows of the closing table (bench/results.ts), here too for scripts that read this file only. */
 export { share, type BenchOutput, type BenchResult, type BenchRow } from './results.js';
 
-/** The corpus's FIT files: the copies in test/fixtures/fit, plus the GPL folder from ../shared when present. */
-export function corpusFitFiles(): string[] {
-  return fitCorpusKeys().filter((key) => key.toLowerCase().endsWith('.fit')).map(fitCorpusPath);
+/**
+ * `full`, or `trial` when BENCH_QUICK=1: a run that checks what a script returns (its rows' shape), not
+ * what it measures (test/bench/rows.test.ts). The one reader of BENCH_QUICK.
+ */
+export function quick<T>(full: T, trial: T): T {
+  return process.env.BENCH_QUICK === '1' ? trial : full;
 }
+
+/** The corpus's FIT files: the copies in test/fixtures/fit, plus the GPL folder from ../shared when present (a spread of them under BENCH_QUICK). */
+export function corpusFitFiles(): string[] {
+  const files = fitCorpusKeys().filter((key) => key.toLowerCase().endsWith('.fit')).map(fitCorpusPath);
+  return quick(files, files.filter((_, k) => k % QUICK_CORPUS_STRIDE === 0));
+}
+
+/** Under BENCH_QUICK, every so many corpus files (a spread of the folders, a few seconds of work). */
+const QUICK_CORPUS_STRIDE = 9;
 
 /** Runs `work` on every item, `threads` at a time (one in flight per pool thread). */
 async function eachInParallel<T>(threads: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
