@@ -6,7 +6,7 @@
  * on a folder of synthetic rides. The corpus folder holds FIT files and the expected-value CSVs, which are
  * not activities and must fail at once with their decode error (issue: imports that fail fast), so the
  * line reports the failures by code. The ingest path runs in this process (bench/support.ts ingestAll),
- * warmed, one source in flight per thread. Each figure is the fastest of a few runs (a loaded machine slows
+ * warmed, one source in flight per thread. Each figure is the fastest of three runs, the import, ingest and decoder in turn (a loaded machine slows
  * some). The command's fixed cost (Node.js start-up, its modules, the store, the pool's threads started and
  * warmed, the runner stopped) is measured alone, as the import of an empty folder, and the line gives its
  * share of the import's time: that part does not grow with the files. Beyond it, the command's workers
@@ -24,7 +24,7 @@ import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { createUser } from '../gateway/services/accounts.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
-import { corpusFitFiles, decodeAll, fastestOf, fitCorpusKeys, fitCorpusPath, hoursPerMinute, ingestAll, quick, REPO_ROOT, syntheticRides, tempDir } from './support.js';
+import { corpusFitFiles, decodeAll, fastestOf, fastestOfEach, fitCorpusKeys, fitCorpusPath, hoursPerMinute, ingestAll, quick, REPO_ROOT, syntheticRides, tempDir } from './support.js';
 import { share, type BenchResult, type BenchRow, type Dataset } from './results.js';
 
 export const question = '`threshold import`: hours of activity per minute, end to end, against the ingest path in-process and the decoder alone (corpus folder; synthetic rides)';
@@ -32,8 +32,7 @@ export const question = '`threshold import`: hours of activity per minute, end t
 const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'threshold.js');
 const SYNTHETIC_RIDES = quick(24, 2);
 const SYNTHETIC_HOURS = quick(1, 0.1);
-/** Runs of the command (a process each), and of the in-process measurements. */
-const IMPORT_RUNS = quick(2, 1);
+/** Runs of the command (a process each) and of the in-process measurements, in turn. */
 /** Runs of the empty folder's import (a second or two each): the fastest is the fixed cost. */
 const FIXED_RUNS = quick(4, 1);
 const RUNS = quick(3, 1);
@@ -93,9 +92,10 @@ async function importFolders(folders: string[]): Promise<{ summary: ImportSummar
 /** The figures of one data set: import (with and without its fixed cost), the ingest path and the decoder alone, with the ratios to the ceiling. */
 async function measure(store: Store, pool: EnginePool, threads: number, dataset: Dataset, folders: string[], files: Files, fixedMs: number): Promise<{ line: string; summary: ImportSummary; rows: BenchRow[] }> {
   await decodeAll(pool, threads, files); // JIT of this data's decoder
-  const imported = await fastestOf(IMPORT_RUNS, () => importFolders(folders));
-  const ingest = await fastestOf(RUNS, () => ingestAll(store, pool, threads, files));
-  const decode = await fastestOf(RUNS, () => decodeAll(pool, threads, files));
+  // In turn, the fastest of each: the three meet the same moments of a loaded machine.
+  const [imported, ingest, decode] = await fastestOfEach(RUNS, [
+    () => importFolders(folders), () => ingestAll(store, pool, threads, files), () => decodeAll(pool, threads, files),
+  ] as const);
   const [i, p, d] = [hoursPerMinute(imported), hoursPerMinute(ingest), hoursPerMinute(decode)];
   // Net of the fixed cost: the same hours over the time the files took beyond an empty folder's import.
   const net = hoursPerMinute({ hours: imported.hours, ms: Math.max(1, imported.ms - fixedMs) });
