@@ -88,7 +88,7 @@ const key = (row: TableRow) => `${row.bench}\u0000${row.question}\u0000${row.dat
 export function figureText(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   const magnitude = Math.abs(value);
-  if (magnitude >= 1000) return Math.round(value).toLocaleString('en-US');
+  if (magnitude >= 999.5) return Math.round(value).toLocaleString('en-US'); // 999.6 rounds to 1,000, not 1000
   if (magnitude === 0) return '0';
   if (magnitude < 0.001) return value.toExponential(2);
   return Number(value.toPrecision(3)).toString();

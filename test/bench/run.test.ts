@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../support/paths.js';
 import { tempDir } from '../support/stack.js';
-import type { ResultsFile } from '../../bench/results.js';
+import { figureText, type ResultsFile } from '../../bench/results.js';
 
 const RUN = path.join(REPO_ROOT, 'dist', 'bench', 'run.js');
 
@@ -72,6 +72,10 @@ test('prints every script\'s lines, then one table of data, figure, unit, anchor
   assert.equal(cells(row).slice(6, 9), ['0.1 < ½', '0.125 MISSED', '0.25 (-60 %)'], row);
   const kept = JSON.parse(readFileSync(results, 'utf8')) as ResultsFile;
   assert.equal(kept.rows.map((r) => r.bench), ['b-text', 'c-throws', 'a-rows', 'a-rows']);
+});
+
+test('figures read with three significant digits, thousands grouped', () => {
+  assert.equal([0.01234, 2.5, 12.5, 0.2, 999.4, 999.6, 1083.4, 23_456].map(figureText), ['0.0123', '2.5', '12.5', '0.2', '999', '1,000', '1,083', '23,456']);
 });
 
 test.run();
