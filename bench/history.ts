@@ -16,6 +16,7 @@ import { insertActivity } from '../test/support/activities.js';
 import { dropTestDatabase } from '../test/support/mongo-server.js';
 import { daily } from '../test/storage/records.js';
 import { sourceRecord } from '../test/engine/support.js';
+import type { BenchResult, BenchRow } from './results.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2016, 0, 1, 7);
@@ -58,17 +59,21 @@ export async function benchBackends(): Promise<{ backends: (() => Promise<BenchB
 
 /**
  * Runs `measure` on a fresh store of each backend (benchBackends) with a one-thread pool; one line per
- * backend, prefixed by its name, and the line saying why MongoDB was skipped.
+ * backend, prefixed by its name, and the line saying why MongoDB was skipped; each row's question names
+ * its backend.
  */
-export async function onEachBackend(measure: (store: Store, pool: EnginePool) => Promise<string>): Promise<string> {
+export async function onEachBackend(measure: (store: Store, pool: EnginePool) => Promise<BenchResult>): Promise<BenchResult> {
   const pool = createPool({ threads: 1 });
   const { backends, skipped } = await benchBackends();
   const lines: string[] = [];
+  const rows: BenchRow[] = [];
   try {
     for (const open of backends) {
       const backend = await open();
       try {
-        lines.push(`${backend.name}: ${await measure(backend.store, pool)}`);
+        const result = await measure(backend.store, pool);
+        lines.push(`${backend.name}: ${result.text}`);
+        rows.push(...result.rows.map((row) => ({ ...row, question: `${row.question}, ${backend.name}` })));
       } finally {
         await backend.close();
       }
@@ -77,7 +82,7 @@ export async function onEachBackend(measure: (store: Store, pool: EnginePool) =>
     await pool.destroy();
   }
   if (skipped) lines.push(skipped);
-  return lines.join('\n  ');
+  return { text: lines.join('\n  '), rows };
 }
 
 /** Inserts `count` rides for `userId` (see the header); with `extras`, a source with original bytes and a daily per ride. */

@@ -6,11 +6,14 @@
  * on a folder of synthetic rides. The corpus folder holds FIT files and the expected-value CSVs, which are
  * not activities and must fail at once with their decode error (issue: imports that fail fast), so the
  * line reports the failures by code. The ingest path runs in this process (bench/support.ts ingestAll),
- * warmed, one source in flight per thread. Each figure is the fastest of a few runs (a loaded machine slows
+ * warmed, one source in flight per thread. Each figure is the fastest of three runs, the import, ingest and decoder in turn (a loaded machine slows
  * some). The command's fixed cost (Node.js start-up, its modules, the store, the pool's threads started and
  * warmed, the runner stopped) is measured alone, as the import of an empty folder, and the line gives its
  * share of the import's time: that part does not grow with the files. Beyond it, the command's workers
  * start with cold JIT, while the two ceilings here are measured warm.
+ *
+ * Rows, per data set: the import against the decoder alone, end to end and net of the fixed cost (its hours
+ * over the import's time less the empty folder's), and against the ingest path it wraps.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,16 +24,18 @@ import { createPool, type EnginePool } from '../engine/pool/pool.js';
 import { createUser } from '../gateway/services/accounts.js';
 import { openStore } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
-import { decodeAll, fastestOf, fitCorpusKeys, fitCorpusPath, hoursPerMinute, ingestAll, REPO_ROOT, syntheticRides, tempDir } from './support.js';
+import { corpusFitFiles, decodeAll, fastestOf, fastestOfEach, fitCorpusKeys, fitCorpusPath, hoursPerMinute, ingestAll, quick, REPO_ROOT, syntheticRides, tempDir } from './support.js';
+import { share, type BenchResult, type BenchRow, type Dataset } from './results.js';
 
 export const question = '`threshold import`: hours of activity per minute, end to end, against the ingest path in-process and the decoder alone (corpus folder; synthetic rides)';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'threshold.js');
-const SYNTHETIC_RIDES = 12;
-const SYNTHETIC_HOURS = 1;
-/** Runs of the command (a process each), and of the in-process measurements. */
-const IMPORT_RUNS = 2;
-const RUNS = 3;
+const SYNTHETIC_RIDES = quick(24, 2);
+const SYNTHETIC_HOURS = quick(1, 0.1);
+/** Runs of the command (a process each) and of the in-process measurements, in turn. */
+/** Runs of the empty folder's import (a second or two each): the fastest is the fixed cost. */
+const FIXED_RUNS = quick(4, 1);
+const RUNS = quick(3, 1);
 
 interface ImportSummary {
   files: number;
@@ -39,10 +44,22 @@ interface ImportSummary {
   sources: { error: { code: string } | null }[];
 }
 
-/** The folders a user would name: the fixture copies, and the GPL folder when the shared corpus is beside the project. */
-function corpusFolders(): string[] {
+type Files = { filename: string; bytes: Uint8Array }[];
+
+/**
+ * The corpus as a user would point the command at it: the folders of the fixture copies (FIT files and the
+ * expected-value CSVs), and the GPL folder when the shared corpus is beside the project; with the same
+ * files for the in-process paths. Under BENCH_QUICK, a spread of its FIT files copied into one folder.
+ */
+function corpusInput(): { folders: string[]; files: Files } {
+  if (quick(false, true)) {
+    const folder = tempDir('threshold-import-corpus-');
+    const files = corpusFitFiles().map((file) => ({ filename: path.basename(file), bytes: readFileSync(file) }));
+    for (const file of files) writeFileSync(path.join(folder, file.filename), file.bytes);
+    return { folders: [folder], files };
+  }
   const folders = new Set(fitCorpusKeys().map((key) => path.dirname(fitCorpusPath(key))));
-  return [...folders].sort();
+  return { folders: [...folders].sort(), files: fitCorpusKeys().map((key) => ({ filename: path.basename(key), bytes: readFileSync(fitCorpusPath(key)) })) };
 }
 
 async function activityHours(dataDir: string): Promise<number> {
@@ -73,31 +90,40 @@ async function importFolders(folders: string[]): Promise<{ summary: ImportSummar
 }
 
 /** The figures of one data set: import (with and without its fixed cost), the ingest path and the decoder alone, with the ratios to the ceiling. */
-async function measure(store: Store, pool: EnginePool, threads: number, folders: string[], files: { filename: string; bytes: Uint8Array }[], fixedMs: number): Promise<{ line: string; summary: ImportSummary }> {
+async function measure(store: Store, pool: EnginePool, threads: number, dataset: Dataset, folders: string[], files: Files, fixedMs: number): Promise<{ line: string; summary: ImportSummary; rows: BenchRow[] }> {
   await decodeAll(pool, threads, files); // JIT of this data's decoder
-  const imported = await fastestOf(IMPORT_RUNS, () => importFolders(folders));
-  const ingest = await fastestOf(RUNS, () => ingestAll(store, pool, threads, files));
-  const decode = await fastestOf(RUNS, () => decodeAll(pool, threads, files));
+  // In turn, the fastest of each: the three meet the same moments of a loaded machine.
+  const [imported, ingest, decode] = await fastestOfEach(RUNS, [
+    () => importFolders(folders), () => ingestAll(store, pool, threads, files), () => decodeAll(pool, threads, files),
+  ] as const);
   const [i, p, d] = [hoursPerMinute(imported), hoursPerMinute(ingest), hoursPerMinute(decode)];
+  // Net of the fixed cost: the same hours over the time the files took beyond an empty folder's import.
+  const net = hoursPerMinute({ hours: imported.hours, ms: Math.max(1, imported.ms - fixedMs) });
+  const decoder = { anchor: d, anchorLabel: 'the decoder alone' };
   return {
     summary: imported.summary,
-    line: `${imported.hours.toFixed(1)} h; import ${(imported.ms / 1000).toFixed(2)} s = ${i.toFixed(0)} h/min, ingest path ${p.toFixed(0)} h/min, ` +
-      `decoder alone ${d.toFixed(0)} h/min; import/decoder ${(i / d).toFixed(2)} (the fixed cost ${Math.round((100 * fixedMs) / imported.ms)} % of the import's time), ` +
+    line: `${imported.hours.toFixed(1)} h; import ${(imported.ms / 1000).toFixed(2)} s = ${i.toFixed(0)} h/min (${net.toFixed(0)} h/min net of the fixed cost), ingest path ${p.toFixed(0)} h/min, ` +
+      `decoder alone ${d.toFixed(0)} h/min; import/decoder ${(i / d).toFixed(2)}, net of the fixed cost (${Math.round((100 * fixedMs) / imported.ms)} % of the import's time${fixedMs > imported.ms / 2 ? ': most of it, so the net figure is mostly noise' : ''}) ${(net / d).toFixed(2)}, ` +
       `ingest/decoder ${(p / d).toFixed(2)}, import/ingest ${(i / p).toFixed(2)}`,
+    rows: [
+      { question: 'threshold import, end to end', dataset, figure: i, unit: 'h/min', ...decoder, ratio: share(i, d, 'higher') },
+      { question: 'threshold import, net of its fixed start-up', dataset, figure: net, unit: 'h/min', ...decoder, ratio: share(net, d, 'higher') },
+      { question: 'threshold import against the ingest path it wraps', dataset, figure: i, unit: 'h/min', anchor: p, anchorLabel: 'the ingest path in-process', ratio: share(i, p, 'higher') },
+    ],
   };
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   const store = await openStore({ mongodbUri: null, sqliteFile: path.join(tempDir(), 'bench.sqlite') });
   const threads = os.availableParallelism();
   const pool = createPool({ threads });
   try {
-    const corpusFiles = fitCorpusKeys().map((key) => ({ filename: path.basename(key), bytes: readFileSync(fitCorpusPath(key)) }));
-    await ingestAll(store, pool, threads, corpusFiles); // worker start, JIT of the store's paths
+    const input = corpusInput();
+    await ingestAll(store, pool, threads, input.files); // worker start, JIT of the store's paths
     const empty = tempDir('threshold-import-empty-');
     mkdirSync(path.join(empty, 'nothing'));
-    const fixed = await fastestOf(IMPORT_RUNS, () => importFolders([empty]));
-    const corpus = await measure(store, pool, threads, corpusFolders(), corpusFiles, fixed.ms);
+    const fixed = await fastestOf(FIXED_RUNS, () => importFolders([empty]));
+    const corpus = await measure(store, pool, threads, 'corpus', input.folders, input.files, fixed.ms);
     const codes = new Map<string, number>();
     for (const source of corpus.summary.sources) if (source.error) codes.set(source.error.code, (codes.get(source.error.code) ?? 0) + 1);
     const failures = [...codes].sort().map(([code, count]) => `${code} ${count}`).join(', ');
@@ -105,9 +131,13 @@ export async function run(): Promise<string> {
     const rides = syntheticRides(SYNTHETIC_RIDES, SYNTHETIC_HOURS);
     const folder = tempDir('threshold-import-rides-');
     for (const ride of rides) writeFileSync(path.join(folder, ride.filename), ride.bytes);
-    const synthetic = await measure(store, pool, threads, [folder], rides, fixed.ms);
-    return `fixed cost (an empty folder): ${(fixed.ms / 1000).toFixed(2)} s; corpus folders: ${corpus.summary.files} files (${corpus.summary.processed} processed, ${corpus.summary.failed} failed at once: ${failures}), ${corpus.line}; ` +
-      `synthetic: ${SYNTHETIC_RIDES} rides of ${SYNTHETIC_HOURS} h, ${synthetic.line} (${threads} threads)`;
+    const synthetic = await measure(store, pool, threads, 'synthetic', [folder], rides, fixed.ms);
+    return {
+      text: `fixed cost (process start-up, store, pool started and warmed: the import of an empty folder): ${(fixed.ms / 1000).toFixed(2)} s; ` +
+        `corpus folders: ${corpus.summary.files} files (${corpus.summary.processed} processed, ${corpus.summary.failed} failed at once: ${failures || 'none'}), ${corpus.line}; ` +
+        `synthetic: ${SYNTHETIC_RIDES} rides of ${SYNTHETIC_HOURS} h, ${synthetic.line} (${threads} threads)`,
+      rows: [...corpus.rows, ...synthetic.rows],
+    };
   } finally {
     await pool.destroy();
     await store.close();

@@ -13,7 +13,8 @@
  * analysis memory, as the engine runs it, table in the pool included; its store read (matchingActivities);
  * the fold over the curves held in memory (the ceiling); call ÷ fold. Then a model's inputs
  * (engine/service/model-inputs.ts fitInputs: the window's records, their curves from the memory, the fold on
- * the full grid) against the same fold. The machine is shared: compare ratios, not milliseconds.
+ * the full grid) against the same fold. The machine is shared: compare ratios, not milliseconds. Rows: each
+ * call and the model's inputs against the fold alone, per history (its dataset).
  *
  *   npm run build && node dist/bench/run.js longitudinal-fields
  */
@@ -35,12 +36,13 @@ import { openStore } from '../storage/open-store.js';
 import { acceptSource } from '../storage/sources.js';
 import type { ActivityRecord, Store } from '../storage/store.js';
 import { median, seedHistory } from './history.js';
-import { corpusFitFiles, tempDir } from './support.js';
+import { corpusFitFiles, quick, tempDir } from './support.js';
+import { share, type BenchResult, type BenchRow, type Dataset } from './results.js';
 
 export const question = 'Warm longitudinal mean-max at 300 and 3,000 rides and a model\'s inputs, reading only the fields they fold: against the fold alone over in-memory curves (the ceiling), on corpus and synthetic records (SQLite file)';
 
-const SIZES = [300, 3_000] as const;
-const RUNS = 15;
+const SIZES = quick([300, 3_000], [12, 30]);
+const RUNS = quick(15, 3);
 const DAY = 86_400_000;
 /** seedHistory's first ride: 2016-01-01, one a day. */
 const FIRST_DAY = '2016-01-01';
@@ -83,13 +85,15 @@ function fold(curves: readonly (MetricCurve | null)[], durations: Int32Array): v
   });
 }
 
-/** One history's lines: per size the call, its read and the fold; then the model's inputs. */
-async function measure(store: Store, pool: EnginePool, userId: string): Promise<string> {
+/** One history's lines and rows: per size the call, its read and the fold; then the model's inputs. */
+async function measure(store: Store, pool: EnginePool, userId: string, dataset: Dataset): Promise<{ text: string; rows: BenchRow[] }> {
   const signal = new AbortController().signal;
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
-  const lastDay = addDays(FIRST_DAY, SIZES[SIZES.length - 1] - 1);
+  const lastDay = addDays(FIRST_DAY, SIZES[SIZES.length - 1]! - 1);
   const handler = getLongitudinalMeanMax({ store, pool, memo });
   const parts: string[] = [];
+  const rows: BenchRow[] = [];
+  const fromFold = { unit: 'ms', anchorLabel: 'the fold alone over in-memory curves', dataset };
   for (const rides of SIZES) {
     const selection: Selection = { sports: ['cycling'], startDate: addDays(lastDay, -(rides - 1)), endDate: lastDay };
     const request: GetLongitudinalMeanMaxRequest = {
@@ -105,6 +109,7 @@ async function measure(store: Store, pool: EnginePool, userId: string): Promise<
     const callMs = await median(RUNS, call);
     const readMs = await median(RUNS, () => matchingActivities(store, userId, selection));
     const foldMs = await median(RUNS, async () => fold(curves, durations));
+    rows.push({ question: `warm longitudinal mean-max at ${rides} rides`, figure: callMs, anchor: foldMs, ratio: share(callMs, foldMs, 'lower'), ...fromFold });
     parts.push(`${rides} rides: call ${ms(callMs)} ms, read of the fold fields ${ms(readMs)} ms, fold alone ${ms(foldMs)} ms (ceiling), call ÷ fold ×${(callMs / foldMs).toFixed(1)}`);
   }
   const deps = { store, pool, memo };
@@ -116,25 +121,31 @@ async function measure(store: Store, pool: EnginePool, userId: string): Promise<
   const grid = fullGrid(longest);
   const inputsMs = await median(RUNS, () => fitInputs(deps, userId, 'cycling', 'power', lastDay, signal));
   const modelFoldMs = await median(RUNS, async () => fold(curves, grid));
+  rows.push({ question: 'a model\'s inputs over its 90-day window', figure: inputsMs, anchor: modelFoldMs, ratio: share(inputsMs, modelFoldMs, 'lower'), ...fromFold });
   parts.push(`model inputs (${records.length} rides in the window, full grid of ${grid.length}): ${ms(inputsMs)} ms, fold alone ${ms(modelFoldMs)} ms (ceiling), ÷ ×${(inputsMs / modelFoldMs).toFixed(1)}`);
-  return parts.join('; ');
+  return { text: parts.join('; '), rows };
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   const store = await openStore({ mongodbUri: null, sqliteFile: path.join(tempDir(), 'threshold.sqlite') });
   const pool = createPool({ threads: 1 });
   try {
     const rides = await corpusRides(store, pool);
     const bytes = rides.reduce((sum, ride) => sum + Buffer.byteLength(JSON.stringify(ride)), 0) / rides.length;
     const corpusUser = `bench-fields-corpus-${newId()}`;
-    await copyRides(store, corpusUser, rides, SIZES[SIZES.length - 1]);
+    await copyRides(store, corpusUser, rides, SIZES[SIZES.length - 1]!);
     const syntheticUser = `bench-fields-synthetic-${newId()}`;
-    await seedHistory(store, pool, syntheticUser, SIZES[SIZES.length - 1]);
+    await seedHistory(store, pool, syntheticUser, SIZES[SIZES.length - 1]!);
     const [synthetic] = await store.activities.find({ user_id: syntheticUser }, { limit: 1 });
-    return [
-      `corpus (${rides.length} cycling activities, records of ${(bytes / 1000).toFixed(1)} KB on average): ${await measure(store, pool, corpusUser)}`,
-      `synthetic (records of ${(Buffer.byteLength(JSON.stringify(synthetic)) / 1000).toFixed(1)} KB): ${await measure(store, pool, syntheticUser)}`,
-    ].join('\n  ');
+    const corpus = await measure(store, pool, corpusUser, 'corpus');
+    const made = await measure(store, pool, syntheticUser, 'synthetic');
+    return {
+      text: [
+        `corpus (${rides.length} cycling activities, records of ${(bytes / 1000).toFixed(1)} KB on average): ${corpus.text}`,
+        `synthetic (records of ${(Buffer.byteLength(JSON.stringify(synthetic)) / 1000).toFixed(1)} KB): ${made.text}`,
+      ].join('\n  '),
+      rows: [...corpus.rows, ...made.rows],
+    };
   } finally {
     await pool.destroy();
     await store.close();

@@ -20,6 +20,10 @@
  * and what it holds; the same without a memory (every cache read and decoded); and the stored cache
  * bytes per ride (mean over the 300 distinct caches, by part).
  *
+ * Rows: each case over gRPC against the handler in this process (what gRPC and the loopback add); the
+ * per-ride cost at 3,000 rides against 300's (flat is 1); the call at 3,000 rides with an empty analysis
+ * memory (as after an engine restart) against the warm call, goal 0.1. BENCH_QUICK: 12 ten-minute rides.
+ *
  * Calling the engine from a batch job (this file is also the worked example):
  *
  *   const client = createEngineClient('engine.internal:50051');          // engine/contract.ts; 1 GiB receive limit
@@ -62,19 +66,23 @@ import type { ActivityRecord, Store } from '../storage/store.js';
 import { insertActivity } from '../test/support/activities.js';
 import { startStack } from '../test/support/stack.js';
 import { random } from '../test/support/kernels.js';
+import { share, type BenchResult, type BenchRow } from './results.js';
+import { quick } from './support.js';
 
 export const question = 'Longitudinal mean-max over a season of 300 two-hour rides: from the caches, and with five after states from raw data (engine over gRPC, no gateway)';
 
 /** The season both this bench and first-call.bench.ts measure: rides, their length (s), the newest ride's local date (one ride a day before it), the after states (kJ). */
-export const RIDES = 300;
-export const RIDE_S = 2 * 3600;
+export const RIDES = quick(300, 12);
+export const RIDE_S = quick(2 * 3600, 600);
 export const LAST_DAY = '2025-06-30';
 export const AFTER_KJ = [0, 250, 500, 1000, 1500];
 const TARGET_CACHED_MS = 10;
 const TARGET_AFTER_MS = 1000;
+/** The first call after a restart within the warm call's order of magnitude (issue 27 item 5). */
+const RESTART_GOAL = 0.1;
 const DEADLINE_MS = 60_000;
 /** Rides of the scaling table (the last is the history the second user has). */
-const SCALES = [300, 1000, 3000] as const;
+const SCALES = quick([300, 1000, 3000], [12, 24]);
 
 /** The reply as proto-loader hands it over (`longs: String`). */
 interface TableReply {
@@ -322,11 +330,13 @@ async function cacheBytes(store: Store, season: readonly ActivityRecord[]): Prom
   return `stored cache per ride ${kb(total)} (${[...parts].map(([part, size]) => `${part} ${kb(size)}`).join(', ')})`;
 }
 
-async function scalingTable(store: Store, pool: EnginePool, season: readonly ActivityRecord[]): Promise<string> {
+async function scalingTable(store: Store, pool: EnginePool, season: readonly ActivityRecord[]): Promise<{ text: string; rows: BenchRow[] }> {
   const userId = newId();
-  await insertHistory(store, userId, season, SCALES[SCALES.length - 1]);
+  const largest = SCALES[SCALES.length - 1]!;
+  await insertHistory(store, userId, season, largest);
   const lines: string[] = [];
   const perRide: number[] = [];
+  let memoRow: BenchRow | null = null;
   for (const rides of SCALES) {
     const request: GetLongitudinalMeanMaxRequest = {
       user_id: userId, sports: ['cycling'], start_date: addDays(LAST_DAY, -(rides - 1)), end_date: LAST_DAY, metric: 'power', format: 'ARROW_IPC',
@@ -337,7 +347,7 @@ async function scalingTable(store: Store, pool: EnginePool, season: readonly Act
       handler(request, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS });
     const withMemo = call(getLongitudinalMeanMax({ store, pool, memo }));
     const withoutMemo = call(getLongitudinalMeanMax({ store, pool }));
-    const runs = rides >= 3000 ? 9 : 15;
+    const runs = quick(rides >= 3000 ? 9 : 15, 3);
     const [warm, cold] = await pairedMedians(runs, withMemo, withoutMemo, 2);
     const hits = memo.hits;
     const misses = memo.misses;
@@ -349,18 +359,33 @@ async function scalingTable(store: Store, pool: EnginePool, season: readonly Act
     const handler = getLongitudinalMeanMax({ store, pool, memo });
     const all = await median(runs, () => handler(allDurations, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS }), 1);
     perRide.push(warm / rides);
+    if (rides === largest) {
+      memoRow = {
+        question: `longitudinal mean-max at ${largest} rides, empty analysis memory (as after an engine restart)`, dataset: 'synthetic', figure: cold, unit: 'ms',
+        anchor: warm, anchorLabel: 'the warm call (memory filled)', ratio: share(cold, warm, 'lower'), goal: RESTART_GOAL,
+      };
+    }
     lines.push(`${String(rides).padStart(5)} rides: ${ms(warm).padStart(6)} ms in the engine, ${(1000 * warm / rides).toFixed(1).padStart(5)} µs per ride; ` +
       `memory hits per call ${hitsPerCall} of ${rides} (misses ${missesPerCall}), holds ${held.entries} caches in ${mb(held.bytes)} of ${mb(ANALYSIS_MEMO_BYTES)}; ` +
       `without a memory ${ms(cold)} ms (${(1000 * cold / rides).toFixed(1)} µs per ride); all durations ${ms(all)} ms (${(1000 * all / rides).toFixed(1)} µs per ride)`);
   }
-  const flat = perRide[perRide.length - 1]! / perRide[0]!;
-  return `scaling, default durations (store query + caches + fold + table in the pool), medians:\n    ${lines.join('\n    ')}\n    ` +
-    `per-ride cost ${SCALES[SCALES.length - 1]} ÷ ${SCALES[0]} rides ×${flat.toFixed(2)}; ${await cacheBytes(store, season)}`;
+  const [first, last] = [perRide[0]!, perRide[perRide.length - 1]!];
+  return {
+    text: `scaling, default durations (store query + caches + fold + table in the pool), medians:\n    ${lines.join('\n    ')}\n    ` +
+      `per-ride cost ${largest} ÷ ${SCALES[0]} rides ×${(last / first).toFixed(2)}; ${await cacheBytes(store, season)}`,
+    rows: [
+      {
+        question: `longitudinal mean-max per ride at ${largest} rides (the cost per ride should be flat)`, dataset: 'synthetic', figure: 1000 * last, unit: 'µs/ride',
+        anchor: 1000 * first, anchorLabel: `the same at ${SCALES[0]} rides`, ratio: share(last, first, 'lower'),
+      },
+      memoRow!,
+    ],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 
-export async function run(): Promise<string> {
+export async function run(): Promise<BenchResult> {
   const stack = await startStack({ ENGINE_THREADS: '2' });
   const pool = createPool({ threads: 2 }); // "in the engine": the handler in this process, on the same store
   const client = createEngineClient(stack.engineAddress) as AnalysisClient;
@@ -386,9 +411,9 @@ export async function run(): Promise<string> {
       handler(request, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS });
     const overGrpc = (request: GetLongitudinalMeanMaxRequest) => () => longitudinalMeanMax(client, metadata, request);
 
-    const [aClient, aEngine] = await pairedMedians(51, overGrpc(cached), inEngine(cached), 5);
-    const [bClient, bEngine] = await pairedMedians(31, overGrpc(all), inEngine(all), 3);
-    const [cClient, cEngine] = await pairedMedians(9, overGrpc(withAfter), inEngine(withAfter), 1);
+    const [aClient, aEngine] = await pairedMedians(quick(51, 3), overGrpc(cached), inEngine(cached), 5);
+    const [bClient, bEngine] = await pairedMedians(quick(31, 3), overGrpc(all), inEngine(all), 3);
+    const [cClient, cEngine] = await pairedMedians(quick(9, 1), overGrpc(withAfter), inEngine(withAfter), 1);
     const cachedTable = await longitudinalMeanMax(client, metadata, cached);
     const allTable = await longitudinalMeanMax(client, metadata, all);
     const afterTable = await longitudinalMeanMax(client, metadata, withAfter);
@@ -411,7 +436,7 @@ export async function run(): Promise<string> {
     let startUp: number;
     try {
       const singleHandler = getLongitudinalMeanMax({ store: stack.store, pool: single, memo: new AnalysisMemo(ANALYSIS_MEMO_BYTES) });
-      [cTwoThreads, cOneThread] = await pairedMedians(7, inEngine(withAfter), () =>
+      [cTwoThreads, cOneThread] = await pairedMedians(quick(7, 1), inEngine(withAfter), () =>
         singleHandler(withAfter, { signal: new AbortController().signal, deadline: Date.now() + DEADLINE_MS }), 1);
       const starting = performance.now();
       const fresh = createPool({ threads: 1 });
@@ -425,7 +450,7 @@ export async function run(): Promise<string> {
 
     const selection: Selection = { sports: ['cycling'], startDate: firstDay, endDate: LAST_DAY };
     const summary =
-      `${RIDES} rides × 7,200 s (caches computed by the first call in ${ms(warmMs)} ms), medians: ` +
+      `${RIDES} rides × ${RIDE_S} s (caches computed by the first call in ${ms(warmMs)} ms), medians: ` +
       `(a) from caches, default durations: ${ms(aEngine)} ms in the engine (${verdict(aEngine, TARGET_CACHED_MS)}), ${ms(aClient)} ms at the gRPC client, ${cachedTable.numRows} rows; ` +
       `(b) all durations: ${ms(bEngine)} ms in the engine, ${ms(bClient)} ms at the client, ${allTable.numRows} rows; ` +
       `(c) after ${AFTER_KJ.join(', ')} kJ from raw series over one year: ${ms(cEngine)} ms in the engine, ${ms(cClient)} ms at the client (${verdict(cClient, TARGET_AFTER_MS)}), ` +
@@ -437,7 +462,18 @@ export async function run(): Promise<string> {
       `a new worker thread's start-up ${ms(startUp)} ms`;
     const season = await stack.store.activities.find({ user_id: userId }, { sort: { start: -1 } });
     const scaling = await scalingTable(stack.store, pool, season);
-    return `${summary}\n  ${breakdown}\n  ${scaling}`;
+    const grpcRow = (question: string, client: number, engine: number): BenchRow => ({
+      question, dataset: 'synthetic', figure: client, unit: 'ms', anchor: engine, anchorLabel: 'the handler in-process (no gRPC)', ratio: share(client, engine, 'lower'),
+    });
+    return {
+      text: `${summary}\n  ${breakdown}\n  ${scaling.text}`,
+      rows: [
+        grpcRow(`longitudinal mean-max of ${RIDES} rides from the caches, 19 durations, over gRPC`, aClient, aEngine),
+        grpcRow(`longitudinal mean-max of ${RIDES} rides from the caches, all durations, over gRPC`, bClient, bEngine),
+        grpcRow(`longitudinal mean-max of ${RIDES} rides, 5 after states from raw series, over gRPC`, cClient, cEngine),
+        ...scaling.rows,
+      ],
+    };
   } finally {
     client.close();
     await pool.destroy();

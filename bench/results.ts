@@ -88,7 +88,7 @@ const key = (row: TableRow) => `${row.bench}\u0000${row.question}\u0000${row.dat
 export function figureText(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   const magnitude = Math.abs(value);
-  if (magnitude >= 1000) return Math.round(value).toLocaleString('en-US');
+  if (magnitude >= 999.5) return Math.round(value).toLocaleString('en-US'); // 999.6 rounds to 1,000, not 1000
   if (magnitude === 0) return '0';
   if (magnitude < 0.001) return value.toExponential(2);
   return Number(value.toPrecision(3)).toString();
@@ -100,26 +100,43 @@ function change(ratio: number, old: number): string {
   return `${percent > 0 ? '+' : ''}${percent} %`;
 }
 
+/** A ratio below this share of its anchor is flagged in the table (issue 27 item 3: it gets a profile and a fix, or a written reason). */
+export const HALF = 0.5;
+/** The table's flag beside such a ratio. */
+export const BELOW_HALF = '< ½';
+
+/** The rows with a ratio below half of their anchor: the questions the closing note must answer for. */
+export function belowHalf(rows: readonly TableRow[]): TableRow[] {
+  return rows.filter((row) => row.ratio !== undefined && row.ratio < HALF);
+}
+
 /** The closing table: one line per row, the previous run's ratio beside when `previous` holds the same row. */
 export function formatTable(rows: TableRow[], previous: ResultsFile | null): string {
   const before = new Map((previous?.rows ?? []).map((row) => [key(row), row]));
-  const header = ['bench', 'question', 'data', 'figure', 'anchor (ceiling, same run)', 'ratio', 'goal', previous ? `previous (${previous.at.slice(0, 16)})` : 'previous'];
+  const header = ['bench', 'question', 'data', 'figure', 'unit', 'anchor (same run)', 'ratio', 'goal', previous ? `previous (${previous.at.slice(0, 16)})` : 'previous'];
   const lines = rows.map((row) => {
     if (row.figure === undefined || row.anchor === undefined || row.ratio === undefined) {
-      return [row.bench, row.question, row.dataset ?? '', row.note ?? '', '', '', '', ''];
+      return [row.bench, row.question, row.dataset ?? '', row.note ?? '', '', '', '', '', ''];
     }
     const old = before.get(key(row))?.ratio;
     const goal = row.goal === undefined ? '' : `${figureText(row.goal)}${row.ratio < row.goal ? ' MISSED' : ''}`;
     return [
-      row.bench, row.question, row.dataset ?? '',
-      `${figureText(row.figure)} ${row.unit ?? ''}`.trim(),
+      row.bench, row.question, row.dataset ?? '', figureText(row.figure), row.unit ?? '',
       `${figureText(row.anchor)} ${row.anchorUnit ?? row.unit ?? ''} ${row.anchorLabel ?? ''}`.replace(/\s+/g, ' ').trim(),
-      figureText(row.ratio), goal, old === undefined ? '' : `${figureText(old)} (${change(row.ratio, old)})`,
+      `${figureText(row.ratio)}${row.ratio < HALF ? ` ${BELOW_HALF}` : ''}`, goal, old === undefined ? '' : `${figureText(old)} (${change(row.ratio, old)})`,
     ];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
   const render = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
   return [render(header), render(widths.map((width) => '-'.repeat(width))), ...lines.map(render)].join('\n');
+}
+
+/** The lines after the table naming every question below half of its anchor (none: one line saying so). */
+export function formatBelowHalf(rows: readonly TableRow[]): string {
+  const flagged = belowHalf(rows);
+  if (flagged.length === 0) return `No question below half of its anchor (${BELOW_HALF}).`;
+  return [`${flagged.length} question${flagged.length > 1 ? 's' : ''} below half of the anchor (${BELOW_HALF}; each needs a profile and a fix, or a written reason):`,
+    ...flagged.map((row) => `- ${row.bench}: ${row.question} (${row.dataset}): ${figureText(row.ratio!)} of ${row.anchorLabel}`)].join('\n');
 }
 
 /** The JSON of a previous run at `file`, or null when there is none (or it is not one). */

@@ -4,6 +4,10 @@
  * beside its anchor measured in the same run and their ratio (bench/results.ts), with the previous run's
  * ratio when test-artifacts/bench-results.json (or BENCH_RESULTS) holds one. Absolute times are indicative
  * only (machines here are noisy, and the load average is printed); the ratios are the figures to compare.
+ * A ratio below half of its anchor is marked `< ½` in the table and listed after it.
+ *
+ * BENCH_QUICK=1 shrinks every script that reads it (bench/support.ts quick()) to a trial size: the rows'
+ * shape, not their figures (test/bench/rows.test.ts runs the converted scripts so).
  *
  * A script that throws is reported in the table and the run goes on; the exit code is then 1. Not part of
  * `npm test`: no timed assertion belongs in the suite. BENCH_DIR names another folder of scripts (the
@@ -13,7 +17,7 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { formatTable, outputText, readResults, tableRows, writeResults, type BenchOutput, type TableRow } from './results.js';
+import { formatBelowHalf, formatTable, outputText, readResults, tableRows, writeResults, type BenchOutput, type TableRow } from './results.js';
 import { REPO_ROOT } from './support.js';
 
 const here = process.env.BENCH_DIR ?? path.dirname(fileURLToPath(import.meta.url));
@@ -46,6 +50,6 @@ for (const file of readdirSync(here).filter((name) => name.endsWith('.bench.js')
 }
 const endLoad = load();
 process.stdout.write(`\nEvery figure beside its anchor measured in the same run (ratio: 1 = at the anchor; load average ${startLoad.join(' ')} at the start, ${endLoad.join(' ')} at the end)\n`);
-process.stdout.write(`${formatTable(rows, previous)}\n`);
+process.stdout.write(`${formatTable(rows, previous)}\n${formatBelowHalf(rows)}\n`);
 process.stdout.write(`written to ${resultsFile}${failed ? `; ${failed} bench${failed > 1 ? 'es' : ''} failed` : ''}\n`);
 if (failed) process.exitCode = 1;

@@ -12,10 +12,22 @@ export { tempDir } from '../test/support/stack.js';
 /** What a script's run() returns and the rows of the closing table (bench/results.ts), here too for scripts that read this file only. */
 export { share, type BenchOutput, type BenchResult, type BenchRow } from './results.js';
 
-/** The corpus's FIT files: the copies in test/fixtures/fit, plus the GPL folder from ../shared when present. */
-export function corpusFitFiles(): string[] {
-  return fitCorpusKeys().filter((key) => key.toLowerCase().endsWith('.fit')).map(fitCorpusPath);
+/**
+ * `full`, or `trial` when BENCH_QUICK=1: a run that checks what a script returns (its rows' shape), not
+ * what it measures (test/bench/rows.test.ts). The one reader of BENCH_QUICK.
+ */
+export function quick<T>(full: T, trial: T): T {
+  return process.env.BENCH_QUICK === '1' ? trial : full;
 }
+
+/** The corpus's FIT files: the copies in test/fixtures/fit, plus the GPL folder from ../shared when present (a spread of them under BENCH_QUICK). */
+export function corpusFitFiles(): string[] {
+  const files = fitCorpusKeys().filter((key) => key.toLowerCase().endsWith('.fit')).map(fitCorpusPath);
+  return quick(files, files.filter((_, k) => k % QUICK_CORPUS_STRIDE === 0));
+}
+
+/** Under BENCH_QUICK, every so many corpus files (a spread of the folders, a few seconds of work). */
+const QUICK_CORPUS_STRIDE = 9;
 
 /** Runs `work` on every item, `threads` at a time (one in flight per pool thread). */
 async function eachInParallel<T>(threads: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
@@ -66,12 +78,23 @@ export async function decodeAll(pool: EnginePool, threads: number, files: { file
 
 /** The fastest of `runs` runs of `measure` (a loaded machine slows some; the fastest is the least disturbed). */
 export async function fastestOf<T extends { ms: number }>(runs: number, measure: () => Promise<T>): Promise<T> {
-  let best: T | null = null;
+  return (await fastestOfEach(runs, [measure]))[0];
+}
+
+/**
+ * The fastest run of each of `measures`, run in turn `runs` times: interleaved, so a figure and its anchor
+ * meet the same moments of a loaded machine (a block of runs each would put them minutes apart).
+ */
+export async function fastestOfEach<T extends readonly { ms: number }[]>(runs: number, measures: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  const each = measures as readonly (() => Promise<{ ms: number }>)[];
+  const best: ({ ms: number } | null)[] = each.map(() => null);
   for (let run = 0; run < runs; run++) {
-    const result = await measure();
-    if (best === null || result.ms < best.ms) best = result;
+    for (let k = 0; k < each.length; k++) {
+      const result = await each[k]!();
+      if (best[k] === null || result.ms < best[k]!.ms) best[k] = result;
+    }
   }
-  return best!;
+  return best as unknown as T;
 }
 
 /** Hours of activity per minute of a measurement. */

@@ -2,7 +2,8 @@
  * `npm run bench` (bench/run.ts, issue 27 item 6) on scripts of its own (BENCH_DIR): every script's lines,
  * then one table of every figure beside its anchor and ratio; a script returning a string (the old shape)
  * shows its question without figures; a script that throws is reported and the run goes on, exit code 1;
- * the JSON it writes gives the next run its "previous" column. No timing is asserted.
+ * a ratio below half of its anchor is marked `< ½` and listed after the table; the JSON it writes gives the
+ * next run its "previous" column. No timing is asserted.
  */
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
@@ -11,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../support/paths.js';
 import { tempDir } from '../support/stack.js';
-import type { ResultsFile } from '../../bench/results.js';
+import { figureText, type ResultsFile } from '../../bench/results.js';
 
 const RUN = path.join(REPO_ROOT, 'dist', 'bench', 'run.js');
 
@@ -32,8 +33,10 @@ function bench(dir: string, results: string, only?: string) {
 }
 
 const tableLine = (stdout: string, ...cells: string[]) => stdout.split('\n').find((line) => line.startsWith('|') && cells.every((cell) => line.includes(cell)));
+/** The trimmed cells of a table line. */
+const cells = (line: string | undefined) => (line ?? '').split('|').slice(1, -1).map((cell) => cell.trim());
 
-test('prints every script\'s lines, then one table of figure, anchor and ratio; text-only and failing scripts are named in it', () => {
+test('prints every script\'s lines, then one table of data, figure, unit, anchor, ratio and goal; text-only and failing scripts are named in it', () => {
   const dir = tempDir('bench-run-');
   const results = path.join(dir, 'out', 'bench-results.json');
   writeFileSync(path.join(dir, 'a-rows.bench.js'), script(0.25));
@@ -47,8 +50,12 @@ test('prints every script\'s lines, then one table of figure, anchor and ratio; 
   assert.match(first.stdout, 'text line 42 req/s');
   assert.match(first.stdout, 'stand-in refused');
   assert.ok(first.stdout.indexOf('| bench') > first.stdout.indexOf('text line 42'), 'the table comes after every script\'s lines');
-  assert.ok(tableLine(first.stdout, 'a-rows', 'GET /x, 16 clients', 'corpus', '500 req/s', '2,000 req/s /healthz', '0.25', '0.125'), first.stdout);
-  assert.ok(tableLine(first.stdout, 'a-rows', 'synthetic', '12.5 ms', '2.5 ms kernel alone', '0.2'), first.stdout);
+  assert.equal(cells(tableLine(first.stdout, 'a-rows', 'corpus')), ['a-rows', 'GET /x, 16 clients', 'corpus', '500', 'req/s', '2,000 req/s /healthz', '0.25 < ½', '0.125', ''], first.stdout);
+  assert.equal(cells(tableLine(first.stdout, 'a-rows', 'synthetic')), ['a-rows', 'GET /x, 16 clients', 'synthetic', '12.5', 'ms', '2.5 ms kernel alone', '0.2 < ½', '', ''], first.stdout);
+  assert.equal(cells(tableLine(first.stdout, '| bench')), ['bench', 'question', 'data', 'figure', 'unit', 'anchor (same run)', 'ratio', 'goal', 'previous']);
+  const flagged = first.stdout.slice(first.stdout.indexOf('below half of the anchor'));
+  assert.match(flagged, '- a-rows: GET /x, 16 clients (corpus): 0.25 of /healthz', 'the questions below half are listed after the table');
+  assert.match(flagged, '- a-rows: GET /x, 16 clients (synthetic): 0.2 of kernel alone');
   assert.not.match(tableLine(first.stdout, 'a-rows', 'corpus') ?? '', 'MISSED', 'the goal is met');
   assert.ok(tableLine(first.stdout, 'b-text', 'Text: the old shape', 'text only'), 'a string result is listed without figures');
   assert.ok(tableLine(first.stdout, 'c-throws', 'failed: stand-in refused'), 'a failure is listed');
@@ -62,9 +69,13 @@ test('prints every script\'s lines, then one table of figure, anchor and ratio; 
   assert.is(second.status, 0, second.stderr);
   assert.not.match(second.stdout, 'text line 42', 'only the named bench runs');
   const row = tableLine(second.stdout, 'a-rows', 'corpus')!;
-  assert.equal(row.split('|').map((cell) => cell.trim()).slice(6, 9), ['0.1', '0.125 MISSED', '0.25 (-60 %)'], row);
+  assert.equal(cells(row).slice(6, 9), ['0.1 < ½', '0.125 MISSED', '0.25 (-60 %)'], row);
   const kept = JSON.parse(readFileSync(results, 'utf8')) as ResultsFile;
   assert.equal(kept.rows.map((r) => r.bench), ['b-text', 'c-throws', 'a-rows', 'a-rows']);
+});
+
+test('figures read with three significant digits, thousands grouped', () => {
+  assert.equal([0.01234, 2.5, 12.5, 0.2, 999.4, 999.6, 1083.4, 23_456].map(figureText), ['0.0123', '2.5', '12.5', '0.2', '999', '1,000', '1,083', '23,456']);
 });
 
 test.run();
