@@ -67,44 +67,48 @@ const MODEL_SPORTS: Record<SeasonMetric, readonly string[]> = { power: ['cycling
 const NOTICES = new Map([['uploaded', 'Upload received. Each file is read in the background; its status shows below.']]);
 
 /** The signed-in person as a personal token would act for them (no application: no app metadata). */
-function personalPrincipal(userId: string): Principal {
+export function personalPrincipal(userId: string): Principal {
   return {
     userId, applicationId: null, grantId: null, scopes: new Set(['activities:read']), clientSecretId: null, issuanceId: null,
     actorId: null, org: null, mintingScopes: null, tokenId: '', expiresAt: Number.MAX_SAFE_INTEGER,
   };
 }
 
-function queryValues(ctx: Context, name: string): string[] {
+export function queryValues(ctx: Context, name: string): string[] {
   const value = ctx.query[name];
   return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item) => item.length <= 200);
 }
 
-function queryValue(ctx: Context, name: string): string {
+export function queryValue(ctx: Context, name: string): string {
   return queryValues(ctx, name)[0]?.trim() ?? '';
+}
+
+type SignedInHandler = (ctx: Context, found: { user: UserRecord; session: SessionRecord }) => Promise<void>;
+
+/** A page's handler for a signed-in person; 303 /signin otherwise; an unknown record is the 404 page; an engine failure the 503 page. */
+export function signedInHandler(deps: GatewayDeps, handler: SignedInHandler): Middleware {
+  return async (ctx) => {
+    const found = await deps.sessions.signedInUser(ctx);
+    if (!found) return signInFirst(ctx);
+    try {
+      await handler(ctx, found);
+    } catch (error) {
+      if (error instanceof NotFoundError) return sendPage(ctx, 404, athleteNotFound());
+      if (error instanceof HttpError && error.status >= 500) {
+        deps.logger.error({ err: error.cause ?? error }, 'athlete page failed');
+        return sendPage(ctx, 503, messagePage({
+          title: 'Your data is not available right now', message: 'The analysis service did not answer. Wait a moment and reload the page.', next: { href: '/training', label: 'Back to activities' }, tone: 'error',
+        }));
+      }
+      throw error;
+    }
+  };
 }
 
 export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
   const { store, sessions } = deps;
 
-  /** The page's handler for a signed-in person; 303 /signin otherwise; an unknown record is the 404 page. */
-  function signedInPage(handler: (ctx: Context, found: { user: UserRecord; session: SessionRecord }) => Promise<void>): Middleware {
-    return async (ctx) => {
-      const found = await sessions.signedInUser(ctx);
-      if (!found) return signInFirst(ctx);
-      try {
-        await handler(ctx, found);
-      } catch (error) {
-        if (error instanceof NotFoundError) return sendPage(ctx, 404, athleteNotFound());
-        if (error instanceof HttpError && error.status >= 500) {
-          deps.logger.error({ err: error.cause ?? error }, 'athlete page failed');
-          return sendPage(ctx, 503, messagePage({
-            title: 'Your data is not available right now', message: 'The analysis service did not answer. Wait a moment and reload the page.', next: { href: '/training', label: 'Back to activities' }, tone: 'error',
-          }));
-        }
-        throw error;
-      }
-    };
-  }
+  const signedInPage = (handler: SignedInHandler): Middleware => signedInHandler(deps, handler);
 
   table.page({ method: 'get', path: SCRIPT_PATH, name: 'athleteScript' }, async function athleteScript(ctx) {
     ctx.type = 'text/javascript; charset=utf-8';
@@ -179,59 +183,7 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
   }));
 
   table.page({ method: 'get', path: '/training/season', name: 'trainingSeason' }, signedInPage(async (ctx, { user }) => {
-    const problems: string[] = [];
-    const sports = await userSports(store, user.id, true);
-    const requested = queryValue(ctx, 'sport');
-    let sport = requested ? canonicalSport(requested) : null;
-    if (requested && sport === null) problems.push(`“${requested}” is not a sport; showing ${defaultSport(sports)} instead.`);
-    sport ??= defaultSport(sports);
-    const metricText = queryValue(ctx, 'metric');
-    const metric: SeasonMetric = metricText === 'power' || metricText === 'speed' ? metricText : rootSport(sport) === 'running' ? 'speed' : 'power';
-    const endText = queryValue(ctx, 'end');
-    const end = endText && parseDate(endText) !== null ? endText : todayLocal();
-    const startText = queryValue(ctx, 'start');
-    let start = startText && parseDate(startText) !== null ? startText : yearBefore(end);
-    if (start > end) {
-      problems.push('The range started after it ended; showing the year before its end instead.');
-      start = yearBefore(end);
-    }
-    let after = [...new Set(queryValues(ctx, 'after').map(Number).filter((value) => Number.isFinite(value) && value >= 0 && value <= 1e7))].sort((a, b) => a - b);
-    if (after.length > MAX_AFTER_STATES) {
-      problems.push(`At most ${MAX_AFTER_STATES} fatigue states at once; the ${MAX_AFTER_STATES} smallest are shown.`);
-      after = after.slice(0, MAX_AFTER_STATES);
-    }
-    if (after.length > 0 && start < yearBefore(end)) {
-      problems.push('Fatigue states cover at most one year, so the range was shortened to the year before its end.');
-      start = yearBefore(end);
-    }
-    const form: SeasonForm = { sport, metric, start, end, after };
-    const options = engineCallOptions(ctx);
-    const query = { sports: [sport], metric, start, end, durations: 'all' as const };
-    const [bestTable, afterTable] = await Promise.all([
-      longitudinalMeanMax(deps, user.id, { ...query, after: [] }, 'ARROW_IPC', options).then(tableOf),
-      after.length > 0 ? longitudinalMeanMax(deps, user.id, { ...query, after }, 'ARROW_IPC', options).then(tableOf) : null,
-    ]);
-    const best = points(bestTable, metric);
-    const afterCurves = afterTable ? afterStates(afterTable, metric) : [];
-    const root = rootSport(sport) ?? sport;
-    const offered = MODEL_SPORTS[metric].includes(root);
-    const notOffered = `The ${metric} model and map are offered for ${MODEL_SPORTS[metric].join(' and ')} only.`;
-    const longest = best.length > 0 ? best[best.length - 1]!.duration : 0;
-    const [model, map] = offered
-      ? await Promise.all([
-        longest > 0
-          ? intensityDurationCurve(deps, user.id, { quantity: metric, sport: root, date: end, durations: modelDurations(longest) }, options).then((result) => ({ curve: result.curve.map((point) => ({ duration: point.duration, value: point.intensity })) }))
-          : Promise.resolve({ curve: [] as Point[] }),
-        metabolicMap(deps, user.id, { quantity: metric, sport: root, date: end }, options),
-      ])
-      : [{ reason: notOffered }, null];
-    const view: SeasonView = {
-      form, sports: sports.includes(sport) ? sports : [...sports, sport].sort(), problems, best, afterCurves, model,
-      map: map === null
-        ? { title: 'Not offered', reason: notOffered }
-        : map.problem ? { title: map.problem.title, reason: map.problem.message } : { markers: map.map.markers, bodyMass: map.map.inputs.body_mass },
-    };
-    sendPage(ctx, 200, seasonPage(view));
+    sendPage(ctx, 200, seasonPage(await seasonView(deps, ctx, user.id)));
   }));
 
   table.page({ method: 'get', path: '/training/upload', name: 'trainingUpload' }, signedInPage(async (ctx, { user, session }) => {
@@ -288,6 +240,63 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
       csrfToken: session.csrf_token, recent, maxFiles: MAX_FILES_PER_UPLOAD, maxMiB: Math.round((deps.config.maxUploadBytes / 1048576) * 10) / 10, ...messages,
     }));
   }
+}
+
+/** The season page's view of `userId`'s season as the query asks (problems for what was ignored). */
+export async function seasonView(deps: GatewayDeps, ctx: Context, userId: string): Promise<SeasonView> {
+  const { store } = deps;
+  const problems: string[] = [];
+  const sports = await userSports(store, userId, true);
+  const requested = queryValue(ctx, 'sport');
+  let sport = requested ? canonicalSport(requested) : null;
+  if (requested && sport === null) problems.push(`“${requested}” is not a sport; showing ${defaultSport(sports)} instead.`);
+  sport ??= defaultSport(sports);
+  const metricText = queryValue(ctx, 'metric');
+  const metric: SeasonMetric = metricText === 'power' || metricText === 'speed' ? metricText : rootSport(sport) === 'running' ? 'speed' : 'power';
+  const endText = queryValue(ctx, 'end');
+  const end = endText && parseDate(endText) !== null ? endText : todayLocal();
+  const startText = queryValue(ctx, 'start');
+  let start = startText && parseDate(startText) !== null ? startText : yearBefore(end);
+  if (start > end) {
+    problems.push('The range started after it ended; showing the year before its end instead.');
+    start = yearBefore(end);
+  }
+  let after = [...new Set(queryValues(ctx, 'after').map(Number).filter((value) => Number.isFinite(value) && value >= 0 && value <= 1e7))].sort((a, b) => a - b);
+  if (after.length > MAX_AFTER_STATES) {
+    problems.push(`At most ${MAX_AFTER_STATES} fatigue states at once; the ${MAX_AFTER_STATES} smallest are shown.`);
+    after = after.slice(0, MAX_AFTER_STATES);
+  }
+  if (after.length > 0 && start < yearBefore(end)) {
+    problems.push('Fatigue states cover at most one year, so the range was shortened to the year before its end.');
+    start = yearBefore(end);
+  }
+  const form: SeasonForm = { sport, metric, start, end, after };
+  const options = engineCallOptions(ctx);
+  const query = { sports: [sport], metric, start, end, durations: 'all' as const };
+  const [bestTable, afterTable] = await Promise.all([
+    longitudinalMeanMax(deps, userId, { ...query, after: [] }, 'ARROW_IPC', options).then(tableOf),
+    after.length > 0 ? longitudinalMeanMax(deps, userId, { ...query, after }, 'ARROW_IPC', options).then(tableOf) : null,
+  ]);
+  const best = points(bestTable, metric);
+  const afterCurves = afterTable ? afterStates(afterTable, metric) : [];
+  const root = rootSport(sport) ?? sport;
+  const offered = MODEL_SPORTS[metric].includes(root);
+  const notOffered = `The ${metric} model and map are offered for ${MODEL_SPORTS[metric].join(' and ')} only.`;
+  const longest = best.length > 0 ? best[best.length - 1]!.duration : 0;
+  const [model, map] = offered
+    ? await Promise.all([
+      longest > 0
+        ? intensityDurationCurve(deps, userId, { quantity: metric, sport: root, date: end, durations: modelDurations(longest) }, options).then((result) => ({ curve: result.curve.map((point) => ({ duration: point.duration, value: point.intensity })) }))
+        : Promise.resolve({ curve: [] as Point[] }),
+      metabolicMap(deps, userId, { quantity: metric, sport: root, date: end }, options),
+    ])
+    : [{ reason: notOffered }, null];
+  return {
+    form, sports: sports.includes(sport) ? sports : [...sports, sport].sort(), problems, best, afterCurves, model,
+    map: map === null
+      ? { title: 'Not offered', reason: notOffered }
+      : map.problem ? { title: map.problem.title, reason: map.problem.message } : { markers: map.map.markers, bodyMass: map.map.inputs.body_mass },
+  };
 }
 
 function json(ctx: Context, status: number, body: unknown): void {

@@ -20,6 +20,7 @@ import { sourceRoutes } from './sources.js';
 import { signInRoutes } from './sign-in.js';
 import { accountRoutes } from './account.js';
 import { athletePageRoutes } from './athlete-pages.js';
+import { trainingHubPageRoutes } from './training-hub-pages.js';
 import { authorizeRoutes } from './authorize.js';
 import { oauthTokenRoutes } from './oauth-token.js';
 import { delegationRoutes } from './delegation.js';
@@ -57,6 +58,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   signInRoutes(table, deps);
   accountRoutes(table, deps);
   athletePageRoutes(table, deps);
+  trainingHubPageRoutes(table, deps);
   userRoutes(table, deps);
   managedUserRoutes(table, deps);
   teamRoutes(table, deps);
