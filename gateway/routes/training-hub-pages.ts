@@ -156,7 +156,7 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
           return {
             date,
             activities: activities.filter((activity) => activity.startLocal.slice(0, 10) === date),
-            workouts: planned.filter((workout) => workout.start_local.slice(0, 10) === date).map((workout) => ({ sport: workout.sport, startLocal: workout.start_local, from: workout.application_name })),
+            workouts: planned.filter((workout) => workout.start_local.slice(0, 10) === date).map((workout) => ({ title: titleOf(workout.swf), sport: workout.sport, startLocal: workout.start_local, from: workout.application_name })),
           };
         }),
         end: sunday ? { date: sunday.date, fitness: sunday.fitness, form: sunday.form } : null,
@@ -205,6 +205,12 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
       : html`<span class="muted">Activities not shared</span>`}</div></li>`)}</ul>`}</section>`,
     }));
   }));
+}
+
+/** The SWF's title, when it is a string. */
+function titleOf(swf: unknown): string | null {
+  const title = (swf as { title?: unknown } | null)?.title;
+  return typeof title === 'string' && title.trim() ? title.trim().slice(0, 200) : null;
 }
 
 function notShared(subject: Subject, page: string): PageOptions {

@@ -41,7 +41,7 @@ function attributes(body: string, marker: string, attr: string): number[] {
 hub.before(async (context) => {
   context.stack = await startStack();
   const user = await createUser(context.stack.store, { email: 'ada@example.com', first_name: 'Ada', last_name: 'Rider' });
-  const { token } = await context.stack.userWithToken(['activities:read', 'activities:write', 'wellness:write', 'workouts:read'], { userId: user.id });
+  const { token } = await context.stack.userWithToken(['activities:read', 'activities:write', 'wellness:write', 'workouts:read', 'workouts:write'], { userId: user.id });
   context.athlete = { id: user.id, token, cookie: (await sessionFor(context.stack.store, user.id)).cookie };
 });
 hub.after(async (context) => {
@@ -104,6 +104,18 @@ hub('the calendar: every activity with its load from /numbers, week totals the s
   const numbers = (await (await context.stack.get(`/api/v1/ext/activities/${id[1]}/numbers`, context.athlete.token)).json()) as { load: number };
   assert.is(Number(id[2]), numbers.load);
   assert.match(shown.body, new RegExp(`href="/training/activities/${id[1]}"`));
+});
+
+hub('the calendar shows a scheduled workout on its day, with its title', async (context) => {
+  const day = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+  const created = await fetch(`${context.stack.baseUrl}/api/v1/workouts/schedule`, {
+    method: 'POST', headers: { authorization: `Bearer ${context.athlete.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ start: `${day}T07:00:00Z`, swf: { title: 'Tempo <b>intervals</b>', sport: 'running', content: [{ type: 'step', effort: 'work', volume: { quantity: 'duration', value: 1200 }, intensity: { quantity: 'speed', value: 3.6 } }] } }),
+  });
+  assert.is(created.status, 200, await created.clone().text());
+  const shown = await page(context, '/training/calendar');
+  const cell = new RegExp(`<td[^>]* data-date="${day}">[^]*?</td>`).exec(shown.body)![0];
+  assert.match(cell, /<div class="cal-plan" data-workout><strong>Tempo &lt;b&gt;intervals&lt;\/b&gt;<\/strong><span>Planned running<\/span>/);
 });
 
 hub('hostile query values are named on the page, never a 500', async (context) => {

@@ -23,6 +23,8 @@ export interface CalendarActivity {
 }
 
 export interface CalendarWorkout {
+  /** The workout's SWF title, when it has one. */
+  title: string | null;
   sport: string;
   startLocal: string;
   from: string | null;
@@ -77,7 +79,7 @@ function activityCell(subject: Subject, activity: CalendarActivity): Html {
 }
 
 function workoutCell(workout: CalendarWorkout): Html {
-  return html`<div class="cal-plan" data-workout><span>Planned ${sportName(workout.sport).toLowerCase()}</span><span>${localParts(workout.startLocal).time}${workout.from ? ` · ${workout.from}` : ''}</span></div>`;
+  return html`<div class="cal-plan" data-workout><strong>${workout.title ?? `Planned ${sportName(workout.sport).toLowerCase()}`}</strong>${workout.title ? html`<span>Planned ${sportName(workout.sport).toLowerCase()}</span>` : null}<span>${localParts(workout.startLocal).time}${workout.from ? ` · ${workout.from}` : ''}</span></div>`;
 }
 
 function weekRow(view: CalendarView, week: CalendarWeek): Html {
