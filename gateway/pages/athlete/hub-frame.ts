@@ -52,13 +52,13 @@ table.calendar th.total,table.calendar td.total{width:9rem}
 table.calendar tr.current td{background:#f8fbff}
 table.calendar td.today{box-shadow:inset 0 0 0 2px var(--accent)}
 .cal-date{display:block;font-weight:650;color:var(--muted);margin-bottom:.2rem}.cal-date .wd{display:none}
-a.cal-act{display:block;border-radius:6px;padding:.25rem .35rem;margin:0 0 .25rem;background:#eef2ff;color:inherit;text-decoration:none;line-height:1.3;overflow:hidden}
+.cal-act{display:block;border-radius:6px;padding:.25rem .35rem;margin:0 0 .25rem;background:#eef2ff;color:inherit;text-decoration:none;line-height:1.3;overflow:hidden}
 a.cal-act:hover{background:#e0e7ff}
-a.cal-act strong{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:#3730a3}
+.cal-act strong{display:block;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:#3730a3}
 .cal-act span,.cal-plan span{display:block;font-variant-numeric:tabular-nums}
 .cal-plan{border:1px dashed #98a2b3;border-radius:6px;padding:.25rem .35rem;margin:0 0 .25rem;color:#475467}
 .week-total{font-variant-numeric:tabular-nums;line-height:1.45}.week-total b,.week-total span{display:block}.week-total .muted{font-size:.8rem}
-.week-head{display:none}
+.week-total .week-head{display:none}
 .pager.weeks{margin:0 0 .75rem}
 @media (max-width:760px){
 table.calendar,table.calendar tbody,table.calendar tr,table.calendar td{display:block;width:auto}
@@ -69,7 +69,7 @@ table.calendar td.rest{display:none}
 table.calendar td.total{width:auto;background:#f8fafc;border-top:0;display:block}
 table.calendar th.total{width:auto}
 .cal-date .wd{display:inline}
-.week-head{display:block;font-weight:650;margin-bottom:.2rem}
+.week-total .week-head{display:block;font-weight:650;margin-bottom:.2rem}
 }
 `;
 
