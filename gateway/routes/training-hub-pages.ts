@@ -20,7 +20,7 @@ import { addDays, daysBetween, parseDate, todayLocal } from '../../domain/time.j
 import type { Principal } from '../auth/access-tokens.js';
 import { engineCallOptions } from '../client-gone.js';
 import type { GatewayDeps } from '../deps.js';
-import { NotFoundError } from '../errors.js';
+import { HttpError, NotFoundError } from '../errors.js';
 import { html } from '../pages/html.js';
 import { sendPage } from '../pages/layout.js';
 import { notFoundPage } from '../pages/messages.js';
@@ -34,7 +34,7 @@ import type { ListedActivity } from '../pages/athlete/activity-list.js';
 import { displayName } from '../presenters/user.js';
 import { activityListJson } from '../services/activity-listing.js';
 import { teamOfMember } from '../services/team-access.js';
-import { trainingLoadDays } from '../services/training-load.js';
+import { trainingLoadDays, type LoadDay, type LoadQuery } from '../services/training-load.js';
 import { findWorkouts, applicationNames } from '../services/workouts.js';
 import { presentWorkout } from '../presenters/workout.js';
 import type { RouteTable } from '../route-table.js';
@@ -47,6 +47,9 @@ const WEEKS_BEFORE = 3;
 const WEEKS_AFTER = 1;
 /** Most activities (and workouts) one calendar page shows. */
 const MAX_ON_CALENDAR = 400;
+/** The first date the pages show; the last is ten years from today (the engine's table spans at most MAX_LOAD_DAYS). */
+const FIRST_DATE = '1900-01-01';
+const YEARS_AHEAD = 10;
 /** Activity numbers asked of the engine at once. */
 const NUMBERS_AT_ONCE = 4;
 
@@ -96,10 +99,10 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
     if (range === 'custom') {
       const startText = queryValue(ctx, 'start');
       const endText = queryValue(ctx, 'end');
-      const startDate = parseDate(startText);
-      const endDate = endText ? parseDate(endText) : today;
+      const startDate = pageDate(startText);
+      const endDate = endText ? pageDate(endText) : today;
       if (startDate === null || endDate === null) {
-        problems.push(`${startDate === null ? `“${startText}”` : `“${endText}”`} is not a date (YYYY-MM-DD); showing 6 weeks.`);
+        problems.push(`${startDate === null ? `“${startText}”` : `“${endText}”`} is not a date (YYYY-MM-DD) from ${FIRST_DATE} to ${lastDate()}; showing 6 weeks.`);
         range = '6w';
       } else if (startDate > endDate) {
         problems.push(`The range starts (${startDate}) after it ends (${endDate}); showing 6 weeks.`);
@@ -113,7 +116,7 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
       start = addDays(today, -(LOAD_RANGES.find(([name]) => name === range)![2] - 1));
     }
     const [days, first] = await Promise.all([
-      trainingLoadDays(deps, subject.userId, { sports: [], start, end }, engineCallOptions(ctx)),
+      loadDaysOrProblem(deps, ctx, subject.userId, { sports: [], start, end }, problems),
       store.activities.findOne({ user_id: subject.userId }),
     ]);
     sendPage(ctx, 200, loadPage({ subject, range, start, end, days, hasActivities: first !== null, problems }));
@@ -123,16 +126,15 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
     const problems: string[] = [];
     const today = todayLocal();
     const weekText = queryValue(ctx, 'week');
-    const week = weekText ? parseDate(weekText) : today;
-    if (week === null) problems.push(`“${weekText}” is not a date (YYYY-MM-DD); showing this week.`);
+    const week = weekText ? pageDate(weekText) : today;
+    if (week === null) problems.push(`“${weekText}” is not a date (YYYY-MM-DD) from ${FIRST_DATE} to ${lastDate()}; showing this week.`);
     const anchor = mondayOf(week ?? today);
     const first = addDays(anchor, -7 * WEEKS_BEFORE);
     const last = addDays(anchor, 7 * WEEKS_AFTER + 6);
-    const options = engineCallOptions(ctx);
     const showsWorkouts = principal.scopes.has('workouts:read');
     const [listed, days, workouts] = await Promise.all([
       activityListJson(deps, principal, { start: first, end: last, limit: MAX_ON_CALENDAR + 1, offset: 0, sports: [] }).then((json) => JSON.parse(json.toString()) as ListedActivity[]),
-      trainingLoadDays(deps, subject.userId, { sports: [], start: first, end: last }, options),
+      loadDaysOrProblem(deps, ctx, subject.userId, { sports: [], start: first, end: last }, problems),
       showsWorkouts ? findWorkouts(store, subject.userId, { start: first, end: last, limit: MAX_ON_CALENDAR, offset: 0 }) : Promise.resolve([]),
     ]);
     if (listed.length > MAX_ON_CALENDAR) problems.push(`These weeks hold more than ${MAX_ON_CALENDAR} activities; the latest ${MAX_ON_CALENDAR} are shown.`);
@@ -205,6 +207,27 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
       : html`<span class="muted">Activities not shared</span>`}</div></li>`)}</ul>`}</section>`,
     }));
   }));
+}
+
+/** `text` as a date the pages show (FIRST_DATE to LAST_DATE), or null. */
+function pageDate(text: string): string | null {
+  const date = parseDate(text);
+  return date !== null && date >= FIRST_DATE && date <= lastDate() ? date : null;
+}
+
+function lastDate(): string {
+  return addDays(todayLocal(), Math.round(365.25 * YEARS_AHEAD));
+}
+
+/** The load rows, or none with the engine's reason as a problem when it refuses the span (a 400: more days than a table holds). */
+async function loadDaysOrProblem(deps: GatewayDeps, ctx: Context, userId: string, query: LoadQuery, problems: string[]): Promise<LoadDay[]> {
+  try {
+    return await trainingLoadDays(deps, userId, query, engineCallOptions(ctx));
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 400) throw error;
+    problems.push(`Load, fitness and fatigue are not available for these dates: ${error.message}.`);
+    return [];
+  }
 }
 
 /** The SWF's title, when it is a string. */

@@ -125,6 +125,14 @@ hub('hostile query values are named on the page, never a 500', async (context) =
     ['/training/load?range=custom&start=2024-05-01&end=2024-01-01', /starts \(2024-05-01\) after it ends/],
     ['/training/load?range=custom&start=1900-01-01&end=2024-01-01', /at most 731 days/],
     ['/training/calendar?week=%3Cscript%3E', /“&lt;script&gt;” is not a date/],
+    ['/training/calendar?week=9999-12-31', /“9999-12-31” is not a date \(YYYY-MM-DD\) from 1900-01-01 to \d{4}-/],
+    ['/training/calendar?week=1900-01-01', /Weeks 11 Dec to 14 Jan/],
+    ['/training/calendar?week=2999-12-31', /is not a date/],
+    [`/training/calendar?week=${new Date(Date.now() + 9 * 365 * 86_400_000).toISOString().slice(0, 10)}`, /<h1>Calendar<\/h1>/],
+    ['/training/load?range=custom&start=0001-01-01&end=0001-02-01', /“0001-01-01” is not a date/],
+    ['/training/load?range=custom&start=1900-01-01&end=1900-02-01', /1900-01-01 to 1900-02-01/],
+    ['/training/load?range=custom&start=2999-12-01&end=2999-12-31', /“2999-12-01” is not a date/],
+    ['/training/load?range=custom&range=3m&start=x', /is not a date/],
   ] as const) {
     const response = await page(context, path);
     assert.is(response.status, 200, path);
