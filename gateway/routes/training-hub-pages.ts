@@ -20,20 +20,19 @@ import { addDays, daysBetween, parseDate, todayLocal } from '../../domain/time.j
 import type { Principal } from '../auth/access-tokens.js';
 import { engineCallOptions } from '../client-gone.js';
 import type { GatewayDeps } from '../deps.js';
-import { HttpError, NotFoundError } from '../errors.js';
-import { html } from '../pages/html.js';
+import { HttpError } from '../errors.js';
 import { sendPage } from '../pages/layout.js';
 import { notFoundPage } from '../pages/messages.js';
-import type { PageOptions } from '../pages/layout.js';
 import { calendarPage, mondayOf, type CalendarActivity, type CalendarWeek } from '../pages/athlete/calendar-page.js';
 import { secondsOf } from '../pages/athlete/frame.js';
-import { hubPage, memberNav, selfSubject, type Subject } from '../pages/athlete/hub-frame.js';
+import { selfSubject, type Subject } from '../pages/athlete/hub-frame.js';
+import { notSharedPage, teamAthletesPage } from '../pages/athlete/team-athletes-page.js';
 import { LOAD_RANGES, loadPage, type LoadRange } from '../pages/athlete/load-page.js';
 import { seasonPage } from '../pages/athlete/season-page.js';
 import type { ListedActivity } from '../pages/athlete/activity-list.js';
 import { displayName } from '../presenters/user.js';
 import { activityListJson } from '../services/activity-listing.js';
-import { teamOfMember } from '../services/team-access.js';
+import { teamAuthorizers, teamOfMember } from '../services/team-access.js';
 import { trainingLoadDays, type LoadDay, type LoadQuery } from '../services/training-load.js';
 import { findWorkouts, applicationNames } from '../services/workouts.js';
 import { presentWorkout } from '../presenters/workout.js';
@@ -79,7 +78,7 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
         team: { id: membership.team.id, name: membership.team.name },
       };
       const principal: Principal = { ...personalPrincipal(member.id), scopes: new Set(authorization.scopes), actorId: user.id, org: teamId };
-      if (!principal.scopes.has('activities:read')) return sendPage(ctx, 200, notShared(subject, ctx.path.split('/').at(-1) ?? 'calendar'));
+      if (!principal.scopes.has('activities:read')) return sendPage(ctx, 200, notSharedPage(subject, ctx.path.split('/').at(-1) ?? 'calendar'));
       await page(ctx, { subject, principal });
     });
   }
@@ -191,25 +190,14 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
 
   table.page({ method: 'get', path: '/teams/:team_id/athletes', name: 'teamAthletes' }, signedInHandler(deps, async (ctx, { user }) => {
     const membership = await teamOfMember(store, String(ctx.params.team_id ?? '').slice(0, 65), user.id);
-    if (!membership) throw new NotFoundError('Team not found');
-    const authorizations = await store.team_authorizations.find({ team_id: membership.team.id });
-    const users = authorizations.length === 0 ? [] : await store.users.find({ id: { $in: authorizations.map((row) => row.user_id) } });
-    const athletes = users.map((member) => ({ id: member.id, name: displayName(member, { revealEmail: false }), shares: authorizations.find((row) => row.user_id === member.id)!.scopes.includes('activities:read') }))
-      .sort((a, b) => a.name.localeCompare(b.name));
-    const base = `/teams/${encodeURIComponent(membership.team.id)}/members`;
-    sendPage(ctx, 200, hubPage({ userId: user.id, name: null, base: '/training', team: null }, {
-      title: `${membership.team.name}: athletes`, section: 'calendar',
-      body: html`<p class="crumb"><a href="/account/teams/${encodeURIComponent(membership.team.id)}">${membership.team.name}</a></p><div class="page-head"><div><h1>Athletes of ${membership.team.name}</h1><p class="muted">The athletes who let this team see their training, with what they shared.</p></div></div>
-<section class="panel">${athletes.length === 0
-    ? html`<p class="empty">No athlete has authorized this team yet.</p>`
-    : html`<ul class="activities">${athletes.map((athlete) => html`<li><div class="activity-row athlete" data-athlete="${athlete.id}"><div class="what"><strong>${athlete.name}</strong></div>${athlete.shares
-      ? html`<a href="${base}/${encodeURIComponent(athlete.id)}/calendar">Calendar</a> <a href="${base}/${encodeURIComponent(athlete.id)}/load">Load</a> <a href="${base}/${encodeURIComponent(athlete.id)}/season">Season</a>`
-      : html`<span class="muted">Activities not shared</span>`}</div></li>`)}</ul>`}</section>`,
-    }));
+    if (!membership) return sendPage(ctx, 404, notFoundPage());
+    const athletes = (await teamAuthorizers(store, membership.team.id))
+      .map(({ user: athlete, scopes }) => ({ id: athlete.id, name: displayName(athlete, { revealEmail: false }), shares: scopes.includes('activities:read') }));
+    sendPage(ctx, 200, teamAthletesPage({ viewerId: user.id, team: { id: membership.team.id, name: membership.team.name }, athletes }));
   }));
 }
 
-/** `text` as a date the pages show (FIRST_DATE to LAST_DATE), or null. */
+/** `text` as a date the pages show (FIRST_DATE to ten years ahead), or null. */
 function pageDate(text: string): string | null {
   const date = parseDate(text);
   return date !== null && date >= FIRST_DATE && date <= lastDate() ? date : null;
@@ -234,12 +222,4 @@ async function loadDaysOrProblem(deps: GatewayDeps, ctx: Context, userId: string
 function titleOf(swf: unknown): string | null {
   const title = (swf as { title?: unknown } | null)?.title;
   return typeof title === 'string' && title.trim() ? title.trim().slice(0, 200) : null;
-}
-
-function notShared(subject: Subject, page: string): PageOptions {
-  const titles: Record<string, string> = { calendar: 'Calendar', load: 'Training load', season: 'Season' };
-  return hubPage(subject, {
-    title: titles[page] ?? 'Calendar', section: 'calendar',
-    body: html`${memberNav(subject, page)}<div class="page-head"><div><h1>${titles[page] ?? 'Calendar'} — ${subject.name}</h1></div></div><section class="panel not-shared"><p class="empty"><strong>Not shared.</strong> ${subject.name} authorized this team without their activities (the activities:read scope), so their training is not shown. They can widen the authorization from their teams page.</p></section>`,
-  });
 }

@@ -60,6 +60,11 @@ a.cal-act:hover{background:#e0e7ff}
 .week-total{font-variant-numeric:tabular-nums;line-height:1.45}.week-total b,.week-total span{display:block}.week-total .muted{font-size:.8rem}
 .week-total .week-head{display:none}
 .pager.weeks{margin:0 0 .75rem}
+ul.athletes{list-style:none;margin:0;padding:0}
+ul.athletes li{display:flex;justify-content:space-between;align-items:center;flex-wrap:wrap;gap:.4rem 1rem;padding:.7rem .25rem;border-top:1px solid #eef0f4}
+ul.athletes li:first-child{border-top:0}
+ul.athletes .links{display:flex;gap:.4rem;flex-wrap:wrap}
+ul.athletes .links a{padding:.3rem .7rem;border:1px solid var(--line);border-radius:8px;text-decoration:none;font-weight:600;font-size:.875rem}
 @media (max-width:760px){
 table.calendar,table.calendar tbody,table.calendar tr,table.calendar td{display:block;width:auto}
 table.calendar thead{display:none}
@@ -74,6 +79,6 @@ table.calendar th.total{width:auto}
 `;
 
 /** A hub page in the athlete frame: own pages mark their section; a member's page marks none. */
-export function hubPage(subject: Subject, view: { title: string; section: Section; body: Html }): PageOptions {
+export function hubPage(subject: Subject, view: { title: string; section: Section | null; body: Html }): PageOptions {
   return athletePage({ title: headingOf(subject, view.title), current: subject.team === null ? view.section : null, body: view.body, style: STYLE });
 }
