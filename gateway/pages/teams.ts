@@ -135,6 +135,7 @@ export function ownedTeamPage(view: Messages & {
     body: html`<p class="muted"><a href="/account/teams">← Teams</a></p>
 ${teamHeader(view.team)}
 ${notices(view)}
+<p><a href="/teams/${encodeURIComponent(view.team.id)}/athletes">The athletes’ training</a>: calendars, load and seasons of those who authorized the team.</p>
 <h2>Members</h2>
 <div class="list">${view.members.map((member) => html`<div class="item">
 <div><strong>${member.name}</strong><p class="muted">${roleText(member.role)}${member.email ? html` · ${member.email}` : null}</p></div>
@@ -164,6 +165,7 @@ export function memberTeamPage(view: Messages & { team: TeamView; members: Membe
 ${teamHeader(view.team)}
 ${notices(view)}
 <p class="notice">You are a member of this team. Only its owner can change it or invite people.</p>
+<p><a href="/teams/${encodeURIComponent(view.team.id)}/athletes">The athletes’ training</a>: calendars, load and seasons of those who authorized the team.</p>
 <h2>Members</h2>
 <div class="list">${view.members.map((member) => html`<div class="item"><div><strong>${member.name}</strong><p class="muted">${roleText(member.role)}</p></div></div>`)}</div>`,
   };

@@ -19,32 +19,32 @@
  * test/browser/athlete-pages.test.ts.
  */
 import type { Context, Middleware } from 'koa';
-import type { SessionRecord, UserRecord } from '../../storage/store.js';
-import { canonicalSport, rootSport } from '../../domain/sport.js';
-import { MAX_AFTER_STATES } from '../../engine/contract.js';
-import { parseDate, todayLocal, yearBefore } from '../../domain/time.js';
+import type { SessionRecord } from '../../storage/store.js';
+import { canonicalSport } from '../../domain/sport.js';
+import { parseDate } from '../../domain/time.js';
 import { Sessions } from '../auth/sessions.js';
 import { engineCallOptions } from '../client-gone.js';
 import type { GatewayDeps } from '../deps.js';
 import { HttpError, NotFoundError, ValidationError } from '../errors.js';
 import { readMultipartForm } from '../multipart.js';
 import { sendPage } from '../pages/layout.js';
-import { seeOther, signInFirst } from '../pages/forms.js';
-import { forbiddenPage, messagePage } from '../pages/messages.js';
+import { seeOther } from '../pages/forms.js';
+import { forbiddenPage } from '../pages/messages.js';
 import { activityListPage, type ListedActivity, type ListFilters } from '../pages/athlete/activity-list.js';
 import { activityPage, type ActivityDetailsView } from '../pages/athlete/activity-page.js';
 import { correctionsForm } from '../pages/athlete/activity-corrections.js';
-import { seasonPage, type Point, type SeasonForm, type SeasonMetric, type SeasonView } from '../pages/athlete/season-page.js';
+import { seasonPage } from '../pages/athlete/season-page.js';
 import { uploadPage, type SourceView } from '../pages/athlete/upload-page.js';
-import { athleteNotFound, kmh } from '../pages/athlete/frame.js';
+import { kmh } from '../pages/athlete/frame.js';
+import { queryValue, queryValues, seasonView, signedInHandler, type SignedInHandler } from '../pages/athlete/page-handlers.js';
 import { CLIENT_SCRIPT, SCRIPT_PATH } from '../pages/athlete/client-script.js';
-import { afterStates, numberColumn, points, readTable, tableOf } from '../pages/athlete/table-columns.js';
+import { numberColumn, points, readTable, tableOf } from '../pages/athlete/table-columns.js';
 import type { SeriesPanel } from '../pages/charts/time-series.js';
 import { paceCap, usesPace } from '../pages/charts/pace.js';
 import { presentSource } from '../presenters/source.js';
 import { activityDetails, ownActivity, personalPrincipal } from '../services/activities.js';
 import { activityListJson } from '../services/activity-listing.js';
-import { activityMeanMax, activitySeries, intensityDurationCurve, longitudinalMeanMax, metabolicMap } from '../services/analyses.js';
+import { activityMeanMax, activitySeries } from '../services/analyses.js';
 import { userSports, userTags } from '../services/profile-listings.js';
 import { listSources, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
 import { acceptSource } from '../../storage/sources.js';
@@ -63,40 +63,16 @@ const PANELS: readonly { metric: string; label: string; unit: string; decimals: 
   { metric: 'altitude', label: 'Altitude', unit: 'm', decimals: 0, profile: true },
 ];
 /** The sports each model is offered for (routes/physiological-models.ts CURVES and MAPS). */
-const MODEL_SPORTS: Record<SeasonMetric, readonly string[]> = { power: ['cycling', 'running'], speed: ['running'] };
 const NOTICES = new Map([['uploaded', 'Upload received. Each file is read in the background; its status shows below.']]);
 
-function queryValues(ctx: Context, name: string): string[] {
-  const value = ctx.query[name];
-  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).filter((item) => item.length <= 200);
-}
 
-function queryValue(ctx: Context, name: string): string {
-  return queryValues(ctx, name)[0]?.trim() ?? '';
-}
+
+
 
 export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
   const { store, sessions } = deps;
 
-  /** The page's handler for a signed-in person; 303 /signin otherwise; an unknown record is the 404 page. */
-  function signedInPage(handler: (ctx: Context, found: { user: UserRecord; session: SessionRecord }) => Promise<void>): Middleware {
-    return async (ctx) => {
-      const found = await sessions.signedInUser(ctx);
-      if (!found) return signInFirst(ctx);
-      try {
-        await handler(ctx, found);
-      } catch (error) {
-        if (error instanceof NotFoundError) return sendPage(ctx, 404, athleteNotFound());
-        if (error instanceof HttpError && error.status >= 500) {
-          deps.logger.error({ err: error.cause ?? error }, 'athlete page failed');
-          return sendPage(ctx, 503, messagePage({
-            title: 'Your data is not available right now', message: 'The analysis service did not answer. Wait a moment and reload the page.', next: { href: '/training', label: 'Back to activities' }, tone: 'error',
-          }));
-        }
-        throw error;
-      }
-    };
-  }
+  const signedInPage = (handler: SignedInHandler): Middleware => signedInHandler(deps, handler);
 
   table.page({ method: 'get', path: SCRIPT_PATH, name: 'athleteScript' }, async function athleteScript(ctx) {
     ctx.type = 'text/javascript; charset=utf-8';
@@ -175,59 +151,7 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
   }));
 
   table.page({ method: 'get', path: '/training/season', name: 'trainingSeason' }, signedInPage(async (ctx, { user }) => {
-    const problems: string[] = [];
-    const sports = await userSports(store, user.id, true);
-    const requested = queryValue(ctx, 'sport');
-    let sport = requested ? canonicalSport(requested) : null;
-    if (requested && sport === null) problems.push(`“${requested}” is not a sport; showing ${defaultSport(sports)} instead.`);
-    sport ??= defaultSport(sports);
-    const metricText = queryValue(ctx, 'metric');
-    const metric: SeasonMetric = metricText === 'power' || metricText === 'speed' ? metricText : rootSport(sport) === 'running' ? 'speed' : 'power';
-    const endText = queryValue(ctx, 'end');
-    const end = endText && parseDate(endText) !== null ? endText : todayLocal();
-    const startText = queryValue(ctx, 'start');
-    let start = startText && parseDate(startText) !== null ? startText : yearBefore(end);
-    if (start > end) {
-      problems.push('The range started after it ended; showing the year before its end instead.');
-      start = yearBefore(end);
-    }
-    let after = [...new Set(queryValues(ctx, 'after').map(Number).filter((value) => Number.isFinite(value) && value >= 0 && value <= 1e7))].sort((a, b) => a - b);
-    if (after.length > MAX_AFTER_STATES) {
-      problems.push(`At most ${MAX_AFTER_STATES} fatigue states at once; the ${MAX_AFTER_STATES} smallest are shown.`);
-      after = after.slice(0, MAX_AFTER_STATES);
-    }
-    if (after.length > 0 && start < yearBefore(end)) {
-      problems.push('Fatigue states cover at most one year, so the range was shortened to the year before its end.');
-      start = yearBefore(end);
-    }
-    const form: SeasonForm = { sport, metric, start, end, after };
-    const options = engineCallOptions(ctx);
-    const query = { sports: [sport], metric, start, end, durations: 'all' as const };
-    const [bestTable, afterTable] = await Promise.all([
-      longitudinalMeanMax(deps, user.id, { ...query, after: [] }, 'ARROW_IPC', options).then(tableOf),
-      after.length > 0 ? longitudinalMeanMax(deps, user.id, { ...query, after }, 'ARROW_IPC', options).then(tableOf) : null,
-    ]);
-    const best = points(bestTable, metric);
-    const afterCurves = afterTable ? afterStates(afterTable, metric) : [];
-    const root = rootSport(sport) ?? sport;
-    const offered = MODEL_SPORTS[metric].includes(root);
-    const notOffered = `The ${metric} model and map are offered for ${MODEL_SPORTS[metric].join(' and ')} only.`;
-    const longest = best.length > 0 ? best[best.length - 1]!.duration : 0;
-    const [model, map] = offered
-      ? await Promise.all([
-        longest > 0
-          ? intensityDurationCurve(deps, user.id, { quantity: metric, sport: root, date: end, durations: modelDurations(longest) }, options).then((result) => ({ curve: result.curve.map((point) => ({ duration: point.duration, value: point.intensity })) }))
-          : Promise.resolve({ curve: [] as Point[] }),
-        metabolicMap(deps, user.id, { quantity: metric, sport: root, date: end }, options),
-      ])
-      : [{ reason: notOffered }, null];
-    const view: SeasonView = {
-      form, sports: sports.includes(sport) ? sports : [...sports, sport].sort(), problems, best, afterCurves, model,
-      map: map === null
-        ? { title: 'Not offered', reason: notOffered }
-        : map.problem ? { title: map.problem.title, reason: map.problem.message } : { markers: map.map.markers, bodyMass: map.map.inputs.body_mass },
-    };
-    sendPage(ctx, 200, seasonPage(view));
+    sendPage(ctx, 200, seasonPage(await seasonView(deps, ctx, user.id)));
   }));
 
   table.page({ method: 'get', path: '/training/upload', name: 'trainingUpload' }, signedInPage(async (ctx, { user, session }) => {
@@ -286,21 +210,11 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
   }
 }
 
+
 function json(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 }
 
-/** The sport shown when none is asked for: cycling, else running, else the first the athlete has. */
-function defaultSport(sports: readonly string[]): string {
-  return ['cycling', 'running'].find((sport) => sports.includes(sport)) ?? sports[0] ?? 'cycling';
-}
 
-/** About 80 log-spaced durations from 1 s to `longest`, with the key durations, for the model's dashed curve. */
-function modelDurations(longest: number): number[] {
-  const out = new Set<number>([5, 60, 300, 1200, 3600].filter((seconds) => seconds <= longest));
-  const steps = 80;
-  for (let i = 0; i <= steps; i++) out.add(Math.max(1, Math.round(Math.exp((Math.log(longest) * i) / steps))));
-  return [...out].sort((a, b) => a - b);
-}

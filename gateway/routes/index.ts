@@ -21,6 +21,7 @@ import { signInRoutes } from './sign-in.js';
 import { accountRoutes } from './account.js';
 import { athletePageRoutes } from './athlete-pages.js';
 import { athleteSettingsRoutes } from './athlete-settings.js';
+import { trainingHubPageRoutes } from './training-hub-pages.js';
 import { authorizeRoutes } from './authorize.js';
 import { oauthTokenRoutes } from './oauth-token.js';
 import { delegationRoutes } from './delegation.js';
@@ -62,6 +63,7 @@ export function addRoutes(table: RouteTable, deps: GatewayDeps): void {
   athletePageRoutes(table, deps);
   activityCorrectionPageRoutes(table, deps);
   athleteSettingsRoutes(table, deps);
+  trainingHubPageRoutes(table, deps);
   userRoutes(table, deps);
   managedUserRoutes(table, deps);
   teamRoutes(table, deps);

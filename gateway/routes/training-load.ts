@@ -15,7 +15,6 @@
  * Scope `activities:read`, as the activity data. Numbers name their algorithm in `Threshold-Algorithm`.
  * test/gateway/training-load.test.ts runs both on the real stack against a reference from the raw samples.
  */
-import { tableFromIPC } from 'apache-arrow';
 import { z } from 'zod';
 import { daysBetween } from '../../domain/time.js';
 import { MAX_LOAD_DAYS, TRAINING_LOAD_ALGORITHM, ZONE_SYSTEM_NAMES } from '../../engine/contract.js';
@@ -27,6 +26,7 @@ import type { RouteTable } from '../route-table.js';
 import { named } from '../schemas/components.js';
 import { rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
 import { queryString } from '../schemas/query.js';
+import { loadRowsOf, trainingLoadTable } from '../services/training-load.js';
 
 const TrainingLoadQuery = z.object({
   ...sportParameters,
@@ -75,10 +75,6 @@ const ActivityNumbers = named('ActivityNumbers', z.object({
   })),
 }));
 
-function jsonRow(row: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value]));
-}
-
 export function trainingLoadRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
     {
@@ -94,14 +90,11 @@ export function trainingLoadRoutes(table: RouteTable, deps: GatewayDeps): void {
       if (start !== null && daysBetween(start, end) + 1 > MAX_LOAD_DAYS) {
         throw ValidationError.single(['query', 'start'], `at most ${MAX_LOAD_DAYS} days from start to end, not ${daysBetween(start, end) + 1}`);
       }
-      const result = await deps.engine.trainingLoad(
-        { user_id: ctx.state.auth.userId, sports, start_date: start ?? '', end_date: end, format: input.format === 'json' ? 'ARROW_IPC' : 'PARQUET' },
-        engineCallOptions(ctx),
-      );
+      const data = await trainingLoadTable(deps, ctx.state.auth.userId, { sports, start, end }, input.format === 'json' ? 'ARROW_IPC' : 'PARQUET', engineCallOptions(ctx));
       ctx.set('Threshold-Algorithm', TRAINING_LOAD_ALGORITHM);
       // The Parquet file's rows; its int64 counts as JSON numbers.
-      if (input.format === 'json') ctx.body = tableFromIPC(result.data).toArray().map((row) => jsonRow(row.toJSON()));
-      else sendParquet(ctx, result.data);
+      if (input.format === 'json') ctx.body = loadRowsOf(data);
+      else sendParquet(ctx, data);
     },
   );
 

@@ -11,10 +11,11 @@ import type { PageOptions } from '../layout.js';
 import { SCRIPT_PATH, SCRIPT_INTEGRITY } from './client-script.js';
 import { clock } from '../charts/time-series.js';
 
-export type Section = 'activities' | 'season' | 'upload' | 'settings';
+export type Section = 'activities' | 'calendar' | 'load' | 'season' | 'upload' | 'settings';
 
 const SECTIONS: readonly [Section, string, string][] = [
   ['activities', '/training', 'Activities'],
+  ['calendar', '/training/calendar', 'Calendar'], ['load', '/training/load', 'Load'],
   ['season', '/training/season', 'Season'],
   ['upload', '/training/upload', 'Upload'],
   ['settings', '/training/settings', 'Settings'],

@@ -13,6 +13,7 @@ import { paceCap, paceOf, paceText, usesPace } from '../charts/pace.js';
 import { METRIC_COLORS } from '../charts/svg.js';
 import { athletePage, kmh, localParts, oneDecimal, sportName, whole } from './frame.js';
 import type { Point } from './table-columns.js';
+import { headingOf, hubPage, memberNav, type Subject } from './hub-frame.js';
 
 export type SeasonMetric = 'power' | 'speed';
 
@@ -43,6 +44,8 @@ export interface SeasonView {
   /** The curve, or why there is none. */
   model: { curve: Point[] } | { reason: string };
   map: { markers: Record<string, { value: number; provenance: string } | null>; bodyMass: number } | { reason: string; title: string };
+  /** Whose season: the signed-in athlete when absent, else a team member seen by their coach (hub-frame.ts). */
+  subject?: Subject;
 }
 
 const KEY_DURATIONS = [5, 60, 300, 1200, 3600] as const;
@@ -92,7 +95,7 @@ function display(read: Reading, points: Point[]): Point[] {
 
 function form(view: SeasonView): Html {
   const { form: f } = view;
-  return html`<section class="panel" aria-label="Range"><form class="filters" method="get" action="/training/season">
+  return html`<section class="panel" aria-label="Range"><form class="filters" method="get" action="${view.subject?.base ?? '/training'}/season">
 <div><label for="sport">Sport</label><select id="sport" name="sport">${(view.sports.length > 0 ? view.sports : [f.sport]).map((sport) => html`<option value="${sport}"${sport === f.sport ? html` selected` : null}>${sportName(sport)}</option>`)}</select></div>
 <div><label for="metric">Metric</label><select id="metric" name="metric"><option value="power"${f.metric === 'power' ? html` selected` : null}>Power (W)</option><option value="speed"${f.metric === 'speed' ? html` selected` : null}>${usesPace(f.sport) ? 'Pace (min/km)' : 'Speed (km/h)'}</option></select></div>
 <div><label for="start">From</label><input id="start" type="date" name="start" value="${f.start}"></div>
@@ -169,10 +172,11 @@ ${absent.length > 0 ? html`<p class="muted">Not determined: ${absent.join(', ')}
 }
 
 export function seasonPage(view: SeasonView): PageOptions {
-  const body = html`<div class="page-head"><div><h1>Season</h1><p class="muted">Best efforts across your ${sportName(view.form.sport).toLowerCase()} activities, and what they say about you.</p></div></div>
+  const subject = view.subject ?? null;
+  const body = html`${subject ? memberNav(subject, 'season') : null}<div class="page-head"><div><h1>${subject ? headingOf(subject, 'Season') : 'Season'}</h1><p class="muted">Best efforts across ${subject?.name ? `${subject.name}’s` : 'your'} ${sportName(view.form.sport).toLowerCase()} activities, and what they say about ${subject?.name ?? 'you'}.</p></div></div>
 ${view.problems.map((problem) => html`<p class="notice warn" role="alert">${problem}</p>`)}
 ${form(view)}
 ${curvesPanel(view)}
 <div class="grid2">${modelPanel(view)}${mapPanel(view)}</div>`;
-  return athletePage({ title: 'Season', current: 'season', body });
+  return subject ? hubPage(subject, { title: 'Season', section: 'season', body }) : athletePage({ title: 'Season', current: 'season', body });
 }
