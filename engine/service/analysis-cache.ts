@@ -73,7 +73,7 @@ export class AnalysisMemo<V = CachedPart> {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly maxBytes: number, private readonly sizeOf: (value: V) => number = cachedPartBytes as (value: V) => number) {}
+  constructor(private readonly maxBytes: number, private readonly sizeOf: (value: V, key: string) => number = cachedPartBytes as (value: V) => number) {}
 
   /** Entries held and their accounted bytes. */
   get size(): { entries: number; bytes: number } {
@@ -94,7 +94,7 @@ export class AnalysisMemo<V = CachedPart> {
   }
 
   set(key: string, part: V): void {
-    const bytes = this.sizeOf(part);
+    const bytes = this.sizeOf(part, key);
     if (bytes > this.maxBytes || this.entries.has(key)) return;
     this.entries.set(key, { part, bytes });
     this.total += bytes;
@@ -114,7 +114,8 @@ export interface Answer {
 
 /**
  * Table files answered for one activity, by the cache key they derive from and the question (metric,
- * durations, format): a warm request is one record read and one lookup. Counted by the file and its key.
+ * durations, format): a warm request is one record read and one lookup. Counted by the file and its key
+ * (two bytes a character).
  */
 export type AnswerMemo = AnalysisMemo<Answer>;
 
@@ -125,7 +126,8 @@ export type AnswerMemo = AnalysisMemo<Answer>;
 export const ANSWER_MEMO_BYTES = 16 * 1024 * 1024;
 
 export function answerMemo(maxBytes = ANSWER_MEMO_BYTES): AnswerMemo {
-  return new AnalysisMemo<Answer>(maxBytes, (answer) => answer.data.byteLength + ENTRY_OVERHEAD_BYTES);
+  // The key counts too: a list of up to MAX_DURATIONS durations is a question of up to ~16 KB.
+  return new AnalysisMemo<Answer>(maxBytes, (answer, key) => answer.data.byteLength + 2 * key.length + ENTRY_OVERHEAD_BYTES);
 }
 
 /**
