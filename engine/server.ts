@@ -38,7 +38,7 @@ import { startDispatcher, type Dispatcher } from './events/dispatcher.js';
 import {
   getAccumulatedWorkDuration, getLongitudinalAccumulatedWorkDuration, getLongitudinalMeanMax, getMeanMax,
 } from './service/analyses.js';
-import { ANALYSIS_MEMO_BYTES, AnalysisMemo } from './service/analysis-cache.js';
+import { ANALYSIS_MEMO_BYTES, AnalysisMemo, answerMemo } from './service/analysis-cache.js';
 import { ANALYSIS_BATCH_JOB, ANALYSIS_PLAN_JOB, analysisBatchHandler, analysisPlanHandler, enqueueAnalysisPlan } from './jobs/analysis-backfill.js';
 import { storeBudget, type BudgetWindow } from './integrations/provider-budget.js';
 import type { Provider } from '../domain/providers.js';
@@ -132,6 +132,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const metrics = createEngineMetrics({ store, pool, jobKinds: Object.keys(jobHandlers), processMetrics: options.processMetrics ?? false });
   const unary = { logger, defaultDeadlineMs: DEFAULT_DEADLINE_MS, observe: metrics.observeRpc };
   const memo = new AnalysisMemo(ANALYSIS_MEMO_BYTES);
+  const answers = answerMemo();
   const models = { store, pool, memo, cache: new ModelCache<Promise<ModelState>>() };
   const connections = providerConnectionHandlers(integrations);
   const implementation: UntypedServiceImplementation = {
@@ -139,8 +140,8 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     IngestSource: wrapUnary('IngestSource', ingestSource({ store, pool, wakeEvents }), unary),
     GetActivitySeries: wrapServerStream('GetActivitySeries', getActivitySeries({ store, pool }), unary),
     GetLongitudinalSeries: wrapServerStream('GetLongitudinalSeries', getLongitudinalSeries({ store, pool, logger }), unary),
-    GetMeanMax: wrapUnary('GetMeanMax', getMeanMax({ store, pool }), unary),
-    GetAccumulatedWorkDuration: wrapUnary('GetAccumulatedWorkDuration', getAccumulatedWorkDuration({ store, pool }), unary),
+    GetMeanMax: wrapUnary('GetMeanMax', getMeanMax({ store, pool, memo, answers }), unary),
+    GetAccumulatedWorkDuration: wrapUnary('GetAccumulatedWorkDuration', getAccumulatedWorkDuration({ store, pool, memo, answers }), unary),
     GetLongitudinalMeanMax: wrapUnary('GetLongitudinalMeanMax', getLongitudinalMeanMax({ store, pool, memo }), unary),
     GetLongitudinalAccumulatedWorkDuration: wrapUnary('GetLongitudinalAccumulatedWorkDuration', getLongitudinalAccumulatedWorkDuration({ store, pool, memo }), unary),
     LactateThresholds: wrapUnary('LactateThresholds', lactateThresholds(), unary),

@@ -2,7 +2,8 @@
  * The analysis tasks as the pool's workers run them (engine/pool/worker.ts dispatches to them by name; their
  * inputs and results are declared in engine/pool/tasks.ts). Each takes stored series (Arrow IPC) or
  * folded results, computes with the kernels (only the metric asked for) and writes the result table
- * (Parquet or Arrow IPC) itself, so the event loop only moves buffers.
+ * (Parquet or Arrow IPC) itself, so the event loop only moves buffers. curveFile and awdFile write one
+ * activity's curve and AWD read from its cache.
  */
 import { decodeSeriesIpc } from '../ingest/arrow.js';
 import { fullGrid } from '../kernels/duration-grid.js';
@@ -10,8 +11,8 @@ import { recordingEnd } from '../kernels/summary.js';
 import { encodeTableFile, type TableFileFormat } from '../parquet/table-file.js';
 import { standalone } from '../pool/standalone.js';
 import type {
-  ActivityAwdTask, ActivityMeanMaxTask, AfterBests, AfterBestsTask, AnalyzeSeriesTask, LongitudinalAwdTask,
-  MeanMaxTableTask, TableFile, TrainingLoadTableTask,
+  ActivityAwdTask, ActivityMeanMaxTask, AfterBests, AfterBestsTask, AnalyzeSeriesTask, AwdFileTask, CurveFileTask,
+  LongitudinalAwdTask, MeanMaxTableTask, TableFile, TrainingLoadTableTask,
 } from '../pool/tasks.js';
 import { dateToEpochDay, epochDayToDate } from '../../domain/time.js';
 import { impulseResponse } from '../models/training-load.js';
@@ -51,13 +52,22 @@ export function trainingLoadTable(task: TrainingLoadTableTask): TableFile {
   ]), task.format);
 }
 
-/** One activity's curve, exact at every requested duration ("for a single activity compute them exactly"). */
+/**
+ * One activity's curve, exact at every requested duration ("for a single activity compute them exactly"). The
+ * engine answers from the activity's cache instead when it can (service/analyses.ts, task curveFile); both
+ * write the file with curveFile, and test/gateway/analytics.test.ts compares their bytes.
+ */
 export function activityMeanMax(task: ActivityMeanMaxTask): TableFile {
   const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)), [task.metric], canonicalOptions(task.sport));
   const values = metricValues(series, task.metric);
   // "A metric the activity does not have gives an empty table, not an error."
   const curve = values === null ? emptyCurve() : meanMaxCurve(series, prefixOf(values), task.durations ?? fullGrid(longestSection(series.grid)));
-  return tableFile(curveTable(task.metric, curve.durations, curve.values, curve.starts, null), task.format);
+  return curveFile({ metric: task.metric, curve, format: task.format });
+}
+
+/** The file of one activity's curve (interface §4: duration, the metric column, start). */
+export function curveFile({ metric, curve, format }: CurveFileTask): TableFile {
+  return tableFile(curveTable(metric, curve.durations, curve.values, curve.starts, null), format);
 }
 
 /** One activity's AWD table, highest intensity first. */
@@ -65,11 +75,16 @@ export function activityAwd(task: ActivityAwdTask): TableFile {
   const series = canonicalSeries(decodeSeriesIpc(new Uint8Array(task.series)), [task.metric], canonicalOptions(task.sport));
   const values = metricValues(series, task.metric);
   const histogram = values === null ? new Float64Array(0) : histogramOf(values, series.grid.coverage, AWD_RESOLUTION[task.metric]);
-  const rows = awdRows(histogram, AWD_RESOLUTION[task.metric]);
+  return awdFile({ metric: task.metric, histogram, format: task.format });
+}
+
+/** The file of one activity's AWD from its histogram (empty without the metric): the metric, then duration. */
+export function awdFile({ metric, histogram, format }: AwdFileTask): TableFile {
+  const rows = awdRows(histogram, AWD_RESOLUTION[metric]);
   return tableFile(resultTable([
-    { name: task.metric, type: 'float64', values: rows.intensity },
+    { name: metric, type: 'float64', values: rows.intensity },
     { name: 'duration', type: 'float64', values: rows.duration },
-  ]), task.format);
+  ]), format);
 }
 
 /**

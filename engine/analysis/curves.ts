@@ -1,10 +1,12 @@
 /**
  * Mean-max curves as the API serves them (ANALYTICS.md §2–3), built on engine/kernels/mean-max.ts:
  * one activity's curve at given durations, its curves after fatigue states, a cached curve read at any
- * duration (exact on its grid points, linear between them), and the best of many activities' curves.
+ * duration (exact on its grid points, linear between them) or read exactly where it can be (one activity's
+ * curve without its series), and the best of many activities' curves.
  * Durations no window fits are left out ("Durations the activity did not last are omitted").
  */
 import { foldCurveInto } from '../kernels/curve-fold.js';
+import { fullGrid } from '../kernels/duration-grid.js';
 import { meanMax, meanMaxAfter, prefixSums, stateStart } from '../kernels/mean-max.js';
 import { indexAtOrAfter } from '../kernels/summary.js';
 import { binInstant, type CanonicalSeries } from './canonical-series.js';
@@ -71,6 +73,34 @@ export function curveAt(curve: MetricCurve, duration: number): { value: number; 
   const d1 = durations[low]!;
   const weight = (duration - d0) / (d1 - d0);
   return { value: values[low - 1]! + weight * (values[low]! - values[low - 1]!), start: weight <= 0.5 ? starts[low - 1]! : starts[low]! };
+}
+
+/**
+ * The cached curve at `durations` (ascending, distinct; null = the full grid up to its longest section) as
+ * meanMaxCurve would compute it from the series, or null when that needs the series. A cache holds the
+ * full grid up to the longest section plus that length (activity-analysis.ts cacheGrid), each point exact (the
+ * kernel's (max, earliest start) does not depend on the other durations asked), and its last duration is the
+ * longest section: a duration beyond it is one the activity did not last (left out), one on a cached point
+ * is that point, and any other needs computing. An empty curve means no section lasts a second.
+ */
+export function exactFromCache(cached: MetricCurve, durations: Int32Array | null): MetricCurve | null {
+  const longest = cached.durations.length === 0 ? 0 : cached.durations[cached.durations.length - 1]!;
+  const wanted = durations ?? fullGrid(longest);
+  const picked: number[] = [];
+  for (let j = 0; j < wanted.length; j++) {
+    const d = wanted[j]!;
+    if (d > longest) break;
+    const at = indexAtOrAfter(cached.durations, d);
+    if (cached.durations[at] !== d) return null;
+    picked.push(at);
+  }
+  const curve: MetricCurve = { durations: new Int32Array(picked.length), values: new Float64Array(picked.length), starts: new Float64Array(picked.length) };
+  picked.forEach((at, k) => {
+    curve.durations[k] = cached.durations[at]!;
+    curve.values[k] = cached.values[at]!;
+    curve.starts[k] = cached.starts[at]!;
+  });
+  return curve;
 }
 
 /** The best of many activities' curves at each duration (§3 "an element-wise max"). */

@@ -7,6 +7,7 @@ import type { LapRecord, SummaryBlocks } from '../../storage/records.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { TableFileFormat } from '../parquet/table-file.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
+import type { MetricCurve } from '../analysis/curves.js';
 
 export interface DecodeFileTask {
   /** The file's bytes, a standalone buffer transferred to the worker. */
@@ -127,6 +128,20 @@ export interface ActivityAwdTask {
   format: TableFileFormat;
 }
 
+/** curveFile: one activity's curve, read from its cache, as a table file (copied in: the memory keeps it). */
+export interface CurveFileTask {
+  metric: CurveMetric;
+  curve: MetricCurve;
+  format: TableFileFormat;
+}
+
+/** awdFile: one activity's AWD table from its cached histogram (empty without the metric). */
+export interface AwdFileTask {
+  metric: CurveMetric;
+  histogram: Float64Array;
+  format: TableFileFormat;
+}
+
 /** Who holds a longitudinal best: the table's activity_id and sport columns. */
 export interface ActivityLabel {
   id: string;
@@ -224,6 +239,8 @@ export interface PoolTasks {
   analyzeSeries: { task: AnalyzeSeriesTask; result: { analysis: ArrayBuffer; end: number | null } };
   activityMeanMax: { task: ActivityMeanMaxTask; result: TableFile };
   activityAwd: { task: ActivityAwdTask; result: TableFile };
+  curveFile: { task: CurveFileTask; result: TableFile };
+  awdFile: { task: AwdFileTask; result: TableFile };
   afterBests: { task: AfterBestsTask; result: AfterBests };
   meanMaxTable: { task: MeanMaxTableTask; result: TableFile };
   longitudinalAwd: { task: LongitudinalAwdTask; result: TableFile };

@@ -32,6 +32,8 @@ const TASKS: { [K in TaskName]: TaskEntry<K> } = {
   analyzeSeries: { run: analyses.analyzeSeries, transfer: (result) => [result.analysis] },
   activityMeanMax: { run: analyses.activityMeanMax, transfer: tableBytes },
   activityAwd: { run: analyses.activityAwd, transfer: tableBytes },
+  curveFile: { run: analyses.curveFile, transfer: tableBytes },
+  awdFile: { run: analyses.awdFile, transfer: tableBytes },
   afterBests: { run: analyses.afterBests, transfer: (result) => [result.values.buffer, result.starts.buffer, result.holders.buffer] as ArrayBuffer[] },
   meanMaxTable: { run: analyses.meanMaxTable, transfer: tableBytes },
   longitudinalAwd: { run: analyses.longitudinalAwd, transfer: tableBytes },

@@ -2,7 +2,11 @@
  * The analysis RPCs (engine.proto "Analyses"): thin handlers — validate, find the records (NOT_FOUND
  * unless they are the caller's), move stored bytes to the pool, return the table the worker wrote.
  *
- * - GetMeanMax / GetAccumulatedWorkDuration: one activity, computed exactly from its raw series.
+ * - GetMeanMax / GetAccumulatedWorkDuration: one activity. With a current analysis cache (ingest writes it)
+ *   and durations on its grid (the defaults, all, or listed grid points), the numbers are read from the
+ *   cache (kept decoded in memory) and only the small table is written in the pool: no series is read,
+ *   inflated or moved. Otherwise computed exactly from the raw series in the pool. Both give the same
+ *   bytes, and the file is remembered (AnswerMemo) under the cache's key: a warm request is one record read.
  * - GetLongitudinalMeanMax: without fatigue states, from the activities' analysis caches (kept decoded in
  *   memory, folded here, the table written in the pool); with states,
  *   from the raw series in batches of AFTER_BATCH activities, AFTER_PARALLEL at a time (bounded memory), each
@@ -24,10 +28,10 @@ import {
 } from '../contract.js';
 import { matchingActivities, selectionOf, type SelectedActivity } from './activity-selection.js';
 import { tableFormat } from './activity-series.js';
-import { loadCurves, loadHistograms, type AnalysisMemo } from './analysis-cache.js';
-import { emptyBest, foldCurve } from '../analysis/curves.js';
+import { currentPart, derivedKey, loadCurves, loadHistograms, type AnalysisMemo, type AnswerMemo } from './analysis-cache.js';
+import { emptyBest, exactFromCache, foldCurve, type MetricCurve } from '../analysis/curves.js';
 import { mapLimit } from './map-limit.js';
-import { ownActivity, storedSeries } from './activity-records.js';
+import { ownActivity, storedSeries, type OwnActivity } from './activity-records.js';
 import { standalone } from '../pool/standalone.js';
 import { curveMetric, requestedDurations, requireField } from './request-fields.js';
 
@@ -35,7 +39,12 @@ export interface AnalysisDeps {
   store: Store;
   pool: EnginePool;
   memo?: AnalysisMemo;
+  /** One-activity answers already given (analysis-cache.ts AnswerMemo); without one each is computed. */
+  answers?: AnswerMemo;
 }
+
+/** A metric the activity does not have: an empty curve ("an empty table, not an error"). */
+const EMPTY_CURVE: MetricCurve = { durations: new Int32Array(0), values: new Float64Array(0), starts: new Float64Array(0) };
 
 /** Activities per afterBests task: about 15 MB of two-hour series in flight per task. */
 const AFTER_BATCH = 24;
@@ -49,9 +58,14 @@ export function getMeanMax(deps: AnalysisDeps) {
     const metric = curveMetric(request.metric, 'metric', subsystem, 'power');
     const durations = requestedDurations(request.durations, request.all_durations, subsystem);
     const format = tableFormat(request.format);
-    const series = await storedSeries(deps.store, record, subsystem);
-    signal.throwIfAborted();
-    return tableMessage(await deps.pool.run('activityMeanMax', { series, sport: record.sport, metric, durations, format }, { signal, transferList: [series] }));
+    return answer(deps, record, `mean-max.${metric}.${format}.${durations === null ? 'all' : durations.join(',')}`, async () => {
+      const cached = await currentPart(deps, record, 'curve', metric);
+      const curve = cached === undefined ? null : cached === null ? EMPTY_CURVE : exactFromCache(cached as MetricCurve, durations);
+      if (curve !== null) return deps.pool.run('curveFile', { metric, curve, format }, { signal });
+      const series = await storedSeries(deps.store, record, subsystem);
+      signal.throwIfAborted();
+      return deps.pool.run('activityMeanMax', { series, sport: record.sport, metric, durations, format }, { signal, transferList: [series] });
+    });
   };
 }
 
@@ -62,10 +76,28 @@ export function getAccumulatedWorkDuration(deps: AnalysisDeps) {
     // "defaults to power for cycling, speed otherwise"
     const metric = curveMetric(request.metric, 'metric', subsystem, defaultAwdMetric(record.sport));
     const format = tableFormat(request.format);
-    const series = await storedSeries(deps.store, record, subsystem);
-    signal.throwIfAborted();
-    return tableMessage(await deps.pool.run('activityAwd', { series, sport: record.sport, metric, format }, { signal, transferList: [series] }));
+    return answer(deps, record, `awd.${metric}.${format}`, async () => {
+      const histogram = await currentPart(deps, record, 'awd', metric);
+      if (histogram !== undefined) return deps.pool.run('awdFile', { metric, histogram: (histogram as Float64Array | null) ?? new Float64Array(0), format }, { signal });
+      const series = await storedSeries(deps.store, record, subsystem);
+      signal.throwIfAborted();
+      return deps.pool.run('activityAwd', { series, sport: record.sport, metric, format }, { signal, transferList: [series] });
+    });
   };
+}
+
+/**
+ * A one-activity answer: from the answer memory when this question about this cache was answered before, else
+ * `compute`d (from the cache when it holds the answer, else from the series) and remembered. Only activities
+ * with a current cache are remembered, under its key (analysis-cache.ts derivedKey).
+ */
+async function answer(deps: AnalysisDeps, record: OwnActivity, question: string, compute: () => Promise<TableFile>): Promise<TableMessage> {
+  const key = deps.answers === undefined ? null : derivedKey(record, question);
+  const remembered = key === null ? undefined : deps.answers!.get(key);
+  if (remembered !== undefined) return remembered;
+  const computed = tableMessage(await compute());
+  if (key !== null) deps.answers!.set(key, computed);
+  return computed;
 }
 
 export function getLongitudinalMeanMax(deps: AnalysisDeps) {
@@ -190,7 +222,7 @@ async function afterBestsOf(
   return { folded, labels };
 }
 
-function requestedActivity(store: Store, request: { user_id: string; activity_id: string }, subsystem: string): Promise<ActivityRecord> {
+function requestedActivity(store: Store, request: { user_id: string; activity_id: string }, subsystem: string): Promise<OwnActivity> {
   return ownActivity(store, requireField(request.user_id, 'user_id', subsystem), requireField(request.activity_id, 'activity_id', subsystem));
 }
 

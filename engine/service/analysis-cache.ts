@@ -66,17 +66,18 @@ export function cachedPartBytes(part: CachedPart): number {
 
 /**
  * Decoded cache parts by blob key and part, least recently used first out once `maxBytes` is passed; each
- * entry counted by what it holds (cachedPartBytes). A key names one computation's bytes for good (a
- * recomputation writes a new key), so an entry is never stale.
+ * entry counted by what it holds (`sizeOf`: cachedPartBytes for parts). A key names one computation's bytes
+ * for good (a recomputation writes a new key), so an entry is never stale. The engine keeps a second one of
+ * the table files answered from those caches (AnswerMemo), with a budget of its own.
  */
-export class AnalysisMemo {
-  private readonly entries = new Map<string, { part: CachedPart; bytes: number }>();
+export class AnalysisMemo<V = CachedPart> {
+  private readonly entries = new Map<string, { part: V; bytes: number }>();
   private total = 0;
   /** Reads answered from memory and not, since construction (for benchmarks and tests). */
   hits = 0;
   misses = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly maxBytes: number, private readonly sizeOf: (value: V, key: string) => number = cachedPartBytes as (value: V) => number) {}
 
   /** Entries held and their accounted bytes. */
   get size(): { entries: number; bytes: number } {
@@ -84,7 +85,7 @@ export class AnalysisMemo {
   }
 
   /** The part, undefined when it is not held (null is a held "the activity has none"). */
-  get(key: string): CachedPart | undefined {
+  get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) {
       this.misses++;
@@ -96,8 +97,8 @@ export class AnalysisMemo {
     return entry.part;
   }
 
-  set(key: string, part: CachedPart): void {
-    const bytes = cachedPartBytes(part);
+  set(key: string, part: V): void {
+    const bytes = this.sizeOf(part, key);
     if (bytes > this.maxBytes || this.entries.has(key)) return;
     this.entries.set(key, { part, bytes });
     this.total += bytes;
@@ -107,6 +108,41 @@ export class AnalysisMemo {
       this.total -= entry.bytes;
     }
   }
+}
+
+/** A one-activity answer as the engine returns it: the table file and its row count. */
+export interface Answer {
+  data: Uint8Array;
+  rows: number;
+}
+
+/**
+ * Table files answered for one activity, by the cache key they derive from and the question (metric,
+ * durations, format): a warm request is one record read and one lookup. Counted by the file and its key
+ * (two bytes a character).
+ */
+export type AnswerMemo = AnalysisMemo<Answer>;
+
+/**
+ * Bytes of answers an engine keeps: the 19 default durations are 1.5 KB of Parquet (2.8 KB with key and
+ * overhead), so about 6,000 answers; kept apart from ANALYSIS_MEMO_BYTES so many distinct questions never
+ * push the curves out.
+ */
+export const ANSWER_MEMO_BYTES = 16 * 1024 * 1024;
+
+export function answerMemo(maxBytes = ANSWER_MEMO_BYTES): AnswerMemo {
+  // The key counts too: a list of up to MAX_DURATIONS durations is a question of up to ~16 KB.
+  return new AnalysisMemo<Answer>(maxBytes, (answer, key) => answer.data.byteLength + 2 * key.length + ENTRY_OVERHEAD_BYTES);
+}
+
+/**
+ * The memory key of something derived from `record`'s current cache (a decoded part, an answer): its blob
+ * key, so a replaced activity or a refreshed cache is a new key, and `what`; null when the record has no
+ * current cache (nothing about it is kept).
+ */
+export function derivedKey(record: Pick<CachedActivity, 'analysis_key' | 'analysis_version'>, what: string, version = ANALYSIS_VERSION): string | null {
+  const key = record.analysis_version === version ? record.analysis_key : undefined;
+  return key ? `${key}#${what}` : null;
 }
 
 /** A fresh blob key for an activity's analysis cache. */
@@ -145,6 +181,22 @@ export async function loadNumbers(deps: CacheDeps, records: readonly CachedActiv
 }
 
 /**
+ * One part of `record`'s current cache (from memory, else read and decoded from the store and remembered), or
+ * undefined when the record has none of the current version or its blob is gone or of another layout: the
+ * caller then computes from the series. Unlike loadCurves it never computes a cache (a one-activity call
+ * answers from the series as fast as it could refresh the cache).
+ */
+export async function currentPart(deps: CacheDeps, record: Pick<CachedActivity, 'analysis_key' | 'analysis_version'>, kind: PartKind, metric: CurveMetric): Promise<CachedPart | undefined> {
+  const memoKey = derivedKey(record, partSuffix(kind, metric), deps.version);
+  if (memoKey === null) return undefined;
+  const remembered = deps.memo?.get(memoKey);
+  if (remembered !== undefined) return remembered;
+  const bytes = await deps.store.blobs.get(record.analysis_key!);
+  if (bytes === null || analysisVersionOf(bytes) !== ANALYSIS_VERSION) return undefined;
+  return remember(deps, memoKey, bytes, kind, metric);
+}
+
+/**
  * Cache blobs read per store query (`Blobs.getMany`): a cache is tens of kilobytes, so a batch holds a few
  * megabytes, and 3,000 activities are a dozen queries (two commands each on MongoDB), not 6,000.
  */
@@ -157,7 +209,7 @@ async function loadParts(
   const out: CachedPart[][] = kinds.map(() => new Array(records.length).fill(null));
   const stale: number[] = [];
   const unread: number[] = [];
-  const suffixes = kinds.map((kind) => `#${kind}.${metric}`);
+  const suffixes = kinds.map((kind) => `#${partSuffix(kind, metric)}`);
   const keep = (index: number, key: string, bytes: Uint8Array) => {
     kinds.forEach((kind, k) => { out[k]![index] = remember(deps, key + suffixes[k], bytes, kind, metric); });
   };
@@ -189,6 +241,11 @@ async function loadParts(
     if (refreshed !== null) keep(index, refreshed.key, new Uint8Array(refreshed.analysis));
   });
   return out;
+}
+
+/** What a part's memory key adds to its blob key. */
+function partSuffix(kind: PartKind, metric: CurveMetric): string {
+  return `${kind}.${metric}`;
 }
 
 function remember(deps: CacheDeps, memoKey: string, bytes: Uint8Array, kind: PartKind, metric: CurveMetric): CachedPart {

@@ -18,7 +18,7 @@ import type { GatewayDeps } from '../deps.js';
 import { queryArray, queryString } from '../schemas/query.js';
 import { PARQUET_MEDIA_TYPE, PARQUET_RESPONSE, sendParquet } from '../presenters/parquet.js';
 import { engineCallOptions } from '../client-gone.js';
-import { ownActivity } from '../services/activities.js';
+import { ownActivityId } from '../services/activities.js';
 import { activityMeanMax, longitudinalMeanMax } from '../services/analyses.js';
 import { deprecatedWindowParameters, rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
 import type { RouteTable } from '../route-table.js';
@@ -130,7 +130,7 @@ export function activityAnalyticsRoutes(table: RouteTable, deps: GatewayDeps): v
     },
     async function getActivityAccumulatedWorkDuration(ctx) {
       const input = ctx.state.input as z.output<typeof AwdQuery> & z.output<typeof ActivityParams>;
-      const activityId = (await ownActivity(deps, input.activity_id, ctx.state.auth.userId)).id;
+      const activityId = await ownActivityId(deps, input.activity_id, ctx.state.auth.userId);
       const result = await deps.engine.accumulatedWorkDuration(
         { user_id: ctx.state.auth.userId, activity_id: activityId, metric: input.metric ?? '', format: 'PARQUET' },
         engineCallOptions(ctx),

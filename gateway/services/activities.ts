@@ -12,6 +12,16 @@ export async function ownActivity(deps: { store: Store }, activityId: string, us
   return record;
 }
 
+/**
+ * The caller's activity's id, found without reading its document (laps and all): what the analysis and
+ * series routes need before they call the engine. A 404 exactly as ownActivity's.
+ */
+export async function ownActivityId(deps: { store: Store }, activityId: string, userId: string): Promise<string> {
+  const [found] = await deps.store.activities.findFields({ id: activityId, user_id: userId }, ['id'], { limit: 1 });
+  if (found === undefined) throw new NotFoundError('Activity not found');
+  return found.id;
+}
+
 /** Activity details (interface §2) with the activity's traces, as `GET /activities/{activity_id}` answers them. */
 export async function activityDetails(deps: { store: Store }, record: ActivityRecord, principal: Principal) {
   const traces = await tracesByActivity(deps.store, record.user_id, [record], principal);

@@ -12,7 +12,7 @@ import type { CallOptions } from '../engine-client.js';
 import type { GatewayDeps } from '../deps.js';
 import { ProblemError, ValidationError } from '../errors.js';
 import { presentMetabolicMap, type PublishedMap } from '../presenters/metabolic-map.js';
-import { ownActivity } from './activities.js';
+import { ownActivityId } from './activities.js';
 
 export type TableFormat = 'PARQUET' | 'ARROW_IPC';
 
@@ -29,9 +29,9 @@ function grid(durations: Durations): { durations: number[]; all_durations: boole
 export async function activitySeries(
   deps: Deps, userId: string, activityId: string, query: { metrics: readonly string[]; segmentationOn?: string | undefined }, format: TableFormat, options: CallOptions,
 ): Promise<Readable> {
-  const record = await ownActivity(deps, activityId, userId);
+  const id = await ownActivityId(deps, activityId, userId);
   return deps.engine.activitySeries(
-    { user_id: userId, activity_id: record.id, metrics: [...query.metrics], format, segmentation_on: query.segmentationOn ?? '' },
+    { user_id: userId, activity_id: id, metrics: [...query.metrics], format, segmentation_on: query.segmentationOn ?? '' },
     options,
   );
 }
@@ -40,8 +40,8 @@ export async function activitySeries(
 export async function activityMeanMax(
   deps: Deps, userId: string, activityId: string, query: { metric: string; durations: Durations }, format: TableFormat, options: CallOptions,
 ): Promise<Uint8Array> {
-  const record = await ownActivity(deps, activityId, userId);
-  const result = await deps.engine.meanMax({ user_id: userId, activity_id: record.id, metric: query.metric, ...grid(query.durations), format }, options);
+  const id = await ownActivityId(deps, activityId, userId);
+  const result = await deps.engine.meanMax({ user_id: userId, activity_id: id, metric: query.metric, ...grid(query.durations), format }, options);
   return result.data;
 }
 

@@ -8,12 +8,16 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import { DataType, TimeUnit, tableFromIPC, type Timestamp } from 'apache-arrow';
 import { test } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import { ANALYSIS_VERSION } from '../../engine/analysis/activity-analysis.js';
 import { decodeAnalysis } from '../../engine/analysis/analysis-codec.js';
-import { curveAt } from '../../engine/analysis/curves.js';
+import { curveAt, exactFromCache, meanMaxCurve, prefixOf } from '../../engine/analysis/curves.js';
+import { ANALYSIS_VERSION, cacheGrid } from '../../engine/analysis/activity-analysis.js';
+import { DEFAULT_DURATIONS, fullGrid } from '../../engine/kernels/duration-grid.js';
+import { random } from '../support/kernels.js';
 import { errorCodeOf } from '../../engine/error-codes.js';
 import { createPool, type EnginePool } from '../../engine/pool/pool.js';
-import { AnalysisMemo, ENTRY_OVERHEAD_BYTES, cachedPartBytes, loadCurvesAndHistograms, refreshAnalysis } from '../../engine/service/analysis-cache.js';
+import {
+  AnalysisMemo, ENTRY_OVERHEAD_BYTES, answerMemo, cachedPartBytes, derivedKey, loadCurvesAndHistograms, refreshAnalysis,
+} from '../../engine/service/analysis-cache.js';
 import { ANALYSIS_BATCH_JOB, ANALYSIS_PLAN_JOB, analysisBatchHandler, analysisPlanHandler } from '../../engine/jobs/analysis-backfill.js';
 import { newJob } from '../../storage/jobs.js';
 import type { ActivityRecord, Store } from '../../storage/store.js';
@@ -253,6 +257,43 @@ test('GetLongitudinalAccumulatedWorkDuration defaults to power for cycling filte
   const speed = await table('GetLongitudinalAccumulatedWorkDuration', { user_id: USER, sports: ['running'] });
   assert.equal(speed.schema.fields.map((field) => field.name), ['speed', 'max', 'hard', 'medium', 'easy']);
   assert.is(speed.numRows, 0, 'no running activity: no rows');
+});
+
+test('a cached curve read exactly equals the curve computed at those durations: defaults, all, grid points, beyond the longest section [random rides with sections]', () => {
+  const next = random(27);
+  for (let trial = 0; trial < 20; trial++) {
+    // Sections of random lengths (one may be shorter than the others' grid points), ride-like whole watts.
+    const lengths = Array.from({ length: 1 + Math.floor(next() * 3) }, () => 1 + Math.floor(next() * (trial < 5 ? 200 : 9000)));
+    const sectionStarts = Int32Array.from([0, ...lengths.map((_, k) => lengths.slice(0, k + 1).reduce((a, b) => a + b, 0))]);
+    const n = sectionStarts[sectionStarts.length - 1]!;
+    const values = Float64Array.from({ length: n }, () => (next() < 0.1 ? 0 : Math.round(150 + 250 * next() * next())));
+    const grid = { length: n, sectionStarts, sectionAnchors: Float64Array.from(lengths, (_, k) => 1.7e12 + k * 7.2e6), coverage: new Float64Array(n).fill(1000) };
+    const series = { grid, power: values, speed: null };
+    const prefix = prefixOf(values);
+    const longest = Math.max(...lengths);
+    const cached = meanMaxCurve(series, prefix, cacheGrid(longest));
+    const onGrid = fullGrid(longest).filter(() => next() < 0.2);
+    for (const durations of [Int32Array.from(DEFAULT_DURATIONS), Int32Array.from([...onGrid, longest + 1, 100_000])]) {
+      assert.equal(exactFromCache(cached, durations), meanMaxCurve(series, prefix, durations), `trial ${trial}`);
+    }
+    assert.equal(exactFromCache(cached, null), meanMaxCurve(series, prefix, fullGrid(longest)), `trial ${trial}: all`);
+    const between = fullGrid(longest).find((d, k, all) => all[k + 1] !== undefined && all[k + 1]! - d > 1);
+    if (between !== undefined) assert.is(exactFromCache(cached, Int32Array.from([between + 1])), null, `trial ${trial}: ${between + 1} s is computed from the series`);
+  }
+  const empty = { durations: new Int32Array(0), values: new Float64Array(0), starts: new Float64Array(0) };
+  assert.equal(exactFromCache(empty, Int32Array.from(DEFAULT_DURATIONS)), empty, 'no section: every duration left out');
+});
+
+test('the answer memory counts each file with its question, so long duration lists cannot overfill it', () => {
+  const answers = answerMemo(10_000);
+  const question = `analysis:a:1#mean-max.power.parquet.${Array.from({ length: 500 }, (_, k) => k + 1).join(',')}`;
+  answers.set(question, { data: new Uint8Array(2000), rows: 19 });
+  assert.equal(answers.size, { entries: 1, bytes: 2000 + 2 * question.length + ENTRY_OVERHEAD_BYTES });
+  answers.set(`${question},501`, { data: new Uint8Array(2000), rows: 19 });
+  assert.is(answers.size.entries, 1, 'past the budget the older answer went');
+  assert.is(derivedKey({ analysis_key: 'analysis:a:1', analysis_version: ANALYSIS_VERSION }, 'awd.power.parquet'), 'analysis:a:1#awd.power.parquet');
+  assert.is(derivedKey({ analysis_key: 'analysis:a:1', analysis_version: ANALYSIS_VERSION - 1 }, 'awd.power.parquet'), null, 'a stale cache keeps nothing');
+  assert.is(derivedKey({ analysis_version: ANALYSIS_VERSION }, 'awd.power.parquet'), null, 'nor does an activity without one');
 });
 
 test('the analysis memory counts each part by the buffers it holds and drops the least recently used past its budget', () => {
