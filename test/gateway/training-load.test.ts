@@ -354,22 +354,34 @@ load('no threshold: the load is null with its reason, and the day counts the act
   assert.equal(rows, [{ date: FIRST_DAY, load: 0, fitness: 0, fatigue: 0, form: 0, activities: 1, activities_without_load: 1, activity_ids: source.activity_ids[0] }]);
 });
 
-load('without a declared threshold the map\'s modeled second_threshold on the local date is the threshold, as /profile/metabolic-map publishes it', async (context) => {
+load('without a declared threshold the map\'s modeled second_threshold on each local date is the threshold, as /profile/metabolic-map publishes it for that date', async (context) => {
   const { token } = await context.stack.userWithToken(['activities:read', 'activities:write', 'wellness:write']);
   await okJson(context.stack, 'POST', '/api/v1/dailies/body_mass', token, { date: FIRST_DAY, value: 70 });
+  // A second body mass later on: the dates between read interpolated values, each date its own.
+  await okJson(context.stack, 'POST', '/api/v1/dailies/body_mass', token, { date: addDays(FIRST_DAY, 9), value: 74 });
   const rides = season().filter((activity) => activity.power !== null && !activity.fit).slice(0, 6);
   const response = await upload(context.stack, token, rides.map((activity, i) => ({ name: `m${i}.csv`, bytes: csvOf(activity) })));
   const { sources } = (await response.json()) as { sources: { id: string }[] };
   const ids: string[] = [];
   for (const source of sources) ids.push((await settled(context.stack, token, source.id, 60_000)).activity_ids[0]!);
   const last = rides[rides.length - 1]!;
-  const date = addDays(FIRST_DAY, last.day);
-  const map = await okJson(context.stack, 'GET', `/api/v1/profile/metabolic-map/power?date=${date}&sport=cycling`, token);
-  const modeled = map.markers.second_threshold;
-  assert.is(modeled?.provenance, 'modeled', JSON.stringify(map));
-  const body = await okJson(context.stack, 'GET', `/api/v1/ext/activities/${ids[ids.length - 1]}/numbers`, token);
-  assert.equal(body.threshold, { marker: 'second_threshold', quantity: 'power', value: modeled.value, provenance: 'modeled' });
-  close(body.load, reference(last, modeled.value).load, 'load with the modeled threshold');
+  // The season first (every date modeled in one pass), then each date's map and the single activity.
+  const rows = await loadRows(context, `start=${FIRST_DAY}&end=${addDays(FIRST_DAY, last.day)}`, token);
+  const thresholds = new Set<number>();
+  for (const [i, ride] of rides.entries()) {
+    const date = addDays(FIRST_DAY, ride.day);
+    const map = await okJson(context.stack, 'GET', `/api/v1/profile/metabolic-map/power?date=${date}&sport=cycling`, token);
+    const modeled = map.markers.second_threshold;
+    assert.is(modeled?.provenance, 'modeled', `${date}: ${JSON.stringify(map)}`);
+    thresholds.add(modeled.value);
+    const row = rows.find((candidate) => candidate.date === date);
+    assert.is(row.activities_without_load, 0, date);
+    close(row.load, reference(ride, modeled.value).load, `${date} load with that date's modeled threshold`);
+    const body = await okJson(context.stack, 'GET', `/api/v1/ext/activities/${ids[i]}/numbers`, token);
+    assert.equal(body.threshold, { marker: 'second_threshold', quantity: 'power', value: modeled.value, provenance: 'modeled' });
+    close(body.load, reference(ride, modeled.value).load, `${date} activity load with the modeled threshold`);
+  }
+  assert.ok(thresholds.size > 1, `the windows differ, so do their thresholds: ${[...thresholds].join(', ')}`);
 });
 
 load('another user\'s token sees nothing: no rows of theirs, and their activity is not found', async (context) => {
