@@ -27,7 +27,7 @@ import {
 import { EngineError, type CallContext } from '../errors.js';
 import { isFresh, resolveMarker, type ResolvedMarker } from '../models/marker-precedence.js';
 import type { StoredMarker } from '../models/metabolic-map.js';
-import { intensityLoad, trimp, trimpLoad, weightedIntensity, zoneSeconds } from '../models/training-load.js';
+import { exactZoneSeconds, intensityLoad, trimp, trimpLoad, weightedIntensity, zoneSeconds } from '../models/training-load.js';
 import type { ZoneQuantity, ZoneSystem } from '../models/zones.js';
 import type { EnginePool } from '../pool/pool.js';
 import { ownActivity } from './activity-records.js';
@@ -170,7 +170,7 @@ export async function activityLoad(record: SelectedActivity, numbers: ActivityNu
     const { intensityFactor, load } = intensityLoad(numbers.recordedS, out.weighted, out.threshold.value);
     return { ...out, intensityFactor, load };
   }
-  const histogram = numbers.heartRate!;
+  const heartRate = numbers.heartRate!;
   const [maxHr, restingHr] = await Promise.all([thresholds.marker(sport, 'heart_rate', 'heart_rate_max', date), thresholds.restingHr(date)]);
   out.maxHr = maxHr?.value ?? null;
   out.restingHr = restingHr;
@@ -180,7 +180,7 @@ export async function activityLoad(record: SelectedActivity, numbers: ActivityNu
   if (!(out.maxHr > restingHr && out.threshold.value > restingHr)) {
     return { ...out, problem: 'no_heart_rate_max', detail: `heart_rate_max ${out.maxHr} and second_threshold ${out.threshold.value} must lie above resting_hr ${restingHr}` };
   }
-  out.trimp = trimp(histogram, restingHr, out.maxHr);
+  out.trimp = trimp(heartRate.bpm, heartRate.ms, restingHr, out.maxHr);
   return { ...out, load: trimpLoad(out.trimp, restingHr, out.maxHr, out.threshold.value) };
 }
 
@@ -284,25 +284,27 @@ function needsModel(stored: readonly StoredMarker[], marker: string, quantity: L
 /**
  * Time in each zone of the athlete's zones on the activity's local date (GetZones, as /profile/zones
  * answers them), per quantity the activity has: power, speed (foot sports), heart rate; from the cached AWD
- * histograms and the heart-rate histogram (recorded time: pauses excluded).
+ * histograms and the time at each exact heart rate (recorded time: pauses excluded).
  */
 async function timeInZones(
   deps: TrainingLoadDeps, userId: string, record: SelectedActivity, numbers: ActivityNumbers, system: ZoneSystem | null, context: CallContext,
 ): Promise<QuantityZones[]> {
   const sport = rootSport(record.sport) ?? record.sport;
-  const histograms: { quantity: ZoneQuantity; histogram: Float64Array; resolution: number }[] = [];
+  type Zones = readonly { lower: number; upper: number | null }[];
+  const quantities: { quantity: ZoneQuantity; secondsIn: (zones: Zones) => number[] }[] = [];
   const [power, speed] = await Promise.all([
     loadHistograms(deps, [record], 'power', context.signal),
     isFootSport(record.sport) ? loadHistograms(deps, [record], 'speed', context.signal) : Promise.resolve([null]),
   ]);
-  if (power[0]) histograms.push({ quantity: 'power', histogram: power[0], resolution: AWD_RESOLUTION.power });
-  if (speed[0]) histograms.push({ quantity: 'speed', histogram: speed[0], resolution: AWD_RESOLUTION.speed });
-  if (numbers.heartRate !== null) histograms.push({ quantity: 'heart_rate', histogram: numbers.heartRate, resolution: 1 });
+  if (power[0]) quantities.push({ quantity: 'power', secondsIn: (zones) => zoneSeconds(power[0]!, AWD_RESOLUTION.power, zones) });
+  if (speed[0]) quantities.push({ quantity: 'speed', secondsIn: (zones) => zoneSeconds(speed[0]!, AWD_RESOLUTION.speed, zones) });
+  const heartRate = numbers.heartRate;
+  if (heartRate !== null) quantities.push({ quantity: 'heart_rate', secondsIn: (zones) => exactZoneSeconds(heartRate.bpm, heartRate.ms, zones) });
   const zonesOf = getZones(deps);
-  return Promise.all(histograms.map(async ({ quantity, histogram, resolution }) => {
+  return Promise.all(quantities.map(async ({ quantity, secondsIn }) => {
     const zoneSystem = system ?? (quantity === 'heart_rate' ? 'olt_i_scale' : 'seven_zone');
     const answer = await zonesOf({ user_id: userId, sport, quantity, zone_system: zoneSystem, date: record.local_date }, context);
-    const seconds = zoneSeconds(histogram, resolution, answer.zones);
+    const seconds = secondsIn(answer.zones);
     return { quantity, zone_system: zoneSystem, zones: answer.zones.map((zone, z) => ({ ...zone, duration_s: seconds[z]! })), problem: answer.problem };
   }));
 }
