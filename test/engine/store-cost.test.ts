@@ -138,6 +138,17 @@ function costSuite(name: string, open: () => Promise<{ store: Store; file: strin
     assert.is(cold[1], cold[0], `store calls at ${SIZES.join(' and ')} modeled dates: ${cold.join(', ')}`);
   });
 
+  cost('the one-pass modeled season answers the very bytes of one model per date (the Parquet the endpoint sends)', async ({ inner, pool }) => {
+    const request = { user_id: 'user-10', sports: ['cycling'], start_date: '', end_date: '2024-06-30', format: 'PARQUET' as const };
+    const load = (perDate: boolean) => {
+      const models = { store: inner, pool, memo: new AnalysisMemo(ANALYSIS_MEMO_BYTES), cache: new ModelCache<Promise<ModelState>>() };
+      const season = perDate ? {} : { modeledSeason: modeledSeasonFrom(models) };
+      return getTrainingLoad({ store: inner, pool, memo: models.memo, modeledMarkers: modeledMarkersFrom(models), ...season })(request, call());
+    };
+    const [onePass, perDate] = [await load(false), await load(true)];
+    assert.ok(Buffer.from(onePass.data).equals(Buffer.from(perDate.data)), 'the same Parquet bytes');
+  });
+
   return cost;
 }
 
