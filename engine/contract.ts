@@ -205,8 +205,11 @@ export interface GetActivityNumbersResponse {
 /** Days one training-load answer may span (a hundred years, as the longitudinal endpoints' window_days). */
 export const MAX_LOAD_DAYS = 36_600;
 
-/** The training-load numbers' algorithm version (ANALYTICS.md §10), the `Threshold-Algorithm` header of the ext endpoints. */
-export const TRAINING_LOAD_ALGORITHM = 'training-load/1';
+/**
+ * The training-load numbers' algorithm version (ANALYTICS.md §10), the `Threshold-Algorithm` header of the ext
+ * endpoints. 2: heart-rate loads and zones from each second's exact mean heart rate (1: floored to whole bpm).
+ */
+export const TRAINING_LOAD_ALGORITHM = 'training-load/2';
 
 export interface DecodeSourceRequest {
   user_id: string;
@@ -352,7 +355,7 @@ export const SEGMENTATION_ALGORITHM = 'segments/3';
  * header of the mean-max and AWD endpoints. Always `analysis/<ANALYSIS_VERSION>` (engine/analysis/
  * activity-analysis.ts, the version that keys the analysis caches; test/gateway/speed-spikes.test.ts checks).
  */
-export const ANALYSIS_ALGORITHM = 'analysis/4';
+export const ANALYSIS_ALGORITHM = 'analysis/5';
 
 /** The quantities of the intensity-duration curve and of the metabolic maps (gaps.md "Extra maps"). */
 export const CURVE_QUANTITIES = ['power', 'speed'] as const;

@@ -46,7 +46,7 @@ import { lactateThresholds } from './service/lactate-thresholds.js';
 import { getTemplateWeek } from './service/template-week.js';
 import { getZones } from './service/zones.js';
 import { getActivityNumbers, getTrainingLoad } from './service/training-load.js';
-import { getIntensityDurationModel, getMetabolicMap, modeledMarkersFrom, type ModelState } from './service/physiological-models.js';
+import { getIntensityDurationModel, getMetabolicMap, modeledMarkersFrom, modeledSeasonFrom, type ModelState } from './service/physiological-models.js';
 import { ModelCache } from './service/model-cache.js';
 import { createEngineMetrics } from './metrics.js';
 import { providerConnectionHandlers } from './service/provider-connections.js';
@@ -147,7 +147,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
     LactateThresholds: wrapUnary('LactateThresholds', lactateThresholds(), unary),
     GetTemplateWeek: wrapUnary('GetTemplateWeek', getTemplateWeek({ store }), unary),
     GetZones: wrapUnary('GetZones', getZones({ store, modeledMarkers: modeledMarkersFrom(models) }), unary),
-    GetTrainingLoad: wrapUnary('GetTrainingLoad', getTrainingLoad({ store, pool, memo, modeledMarkers: modeledMarkersFrom(models) }), unary),
+    GetTrainingLoad: wrapUnary('GetTrainingLoad', getTrainingLoad({ store, pool, memo, modeledMarkers: modeledMarkersFrom(models), modeledSeason: modeledSeasonFrom(models) }), unary),
     GetActivityNumbers: wrapUnary('GetActivityNumbers', getActivityNumbers({ store, pool, memo, modeledMarkers: modeledMarkersFrom(models) }), unary),
     GetIntensityDurationModel: wrapUnary('GetIntensityDurationModel', getIntensityDurationModel(models), unary),
     GetMetabolicMap: wrapUnary('GetMetabolicMap', getMetabolicMap(models), unary),

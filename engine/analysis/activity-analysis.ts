@@ -23,9 +23,11 @@ import { meanMaxCurve, prefixOf } from './curves.js';
  * for a two-hour ride); 2: THA2, the same numbers in about 5 KB; 3: AWD bins in integers, a speed on a 0.01 m/s
  * edge counts at that edge (kernels/awd.ts intensityBin), and speed from the device's speed channel when the
  * series has one, else distance with GPS spikes removed, capped per sport, rounded to 1e-9 m/s (ANALYTICS.md
- * §1.3; it was distance-derived speed with its jumps); 4: the load numbers (ANALYTICS.md §10, part kind 2).
+ * §1.3; it was distance-derived speed with its jumps); 4: the load numbers (ANALYTICS.md §10, part kind 2);
+ * 5: the heart-rate time per exact canonical heart rate (a second averaging 120 and 121 bpm is 120.5), not
+ * per whole bpm floored, so TRIMP and heart-rate zones are exact.
  */
-export const ANALYSIS_VERSION = 4;
+export const ANALYSIS_VERSION = 5;
 
 /** AWD bins per unit: whole watts, 0.01 m/s (ANALYTICS.md §5). */
 export const AWD_RESOLUTION: Readonly<Record<CurveMetric, number>> = { power: 1, speed: 100 };

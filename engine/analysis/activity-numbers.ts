@@ -1,7 +1,7 @@
 /**
  * An activity's threshold-independent load numbers (ANALYTICS.md §10), cached with its other analyses
  * (activity-analysis.ts; analysis-codec.ts `ActivityNumbers`): recorded and moving time, work, the 30 s
- * fourth-power sums of power and speed, and the heart-rate histogram. What depends on the athlete's
+ * fourth-power sums of power and speed, and the time at each exact heart rate. What depends on the athlete's
  * thresholds (intensity factor, load, TRIMP, time in zones) is combined from these at read time
  * (engine/service/training-load.ts), so a marker change recomputes nothing here.
  *
@@ -11,8 +11,8 @@
  */
 import type { RecordedSeries } from '../ingest/series.js';
 import { heldIntegrals, type CanonicalOptions } from '../kernels/canonical.js';
-import { HEART_RATE_BINS, heartRateHistogram, rollingFourthPower, WEIGHTED_WINDOW_S } from '../kernels/activity-numbers.js';
-import type { ActivityNumbers } from './analysis-codec.js';
+import { heartRateTime, rollingFourthPower, WEIGHTED_WINDOW_S } from '../kernels/activity-numbers.js';
+import type { ActivityNumbers, HeartRateTime } from './analysis-codec.js';
 import { CURVE_METRICS, metricValues, type CanonicalSeries } from './canonical-series.js';
 
 export function activityNumbers(series: CanonicalSeries, recorded: RecordedSeries, options: CanonicalOptions): ActivityNumbers {
@@ -35,13 +35,12 @@ export function activityNumbers(series: CanonicalSeries, recorded: RecordedSerie
   return { recordedS: grid.length, movingS: movingMs / 1000, workJ, fourth, heartRate: heartRateOf(series, recorded, options) };
 }
 
-function heartRateOf(series: CanonicalSeries, recorded: RecordedSeries, options: CanonicalOptions): Float64Array | null {
+function heartRateOf(series: CanonicalSeries, recorded: RecordedSeries, options: CanonicalOptions): HeartRateTime | null {
   const column = recorded.metrics.find((metric) => metric.name === 'heart_rate')?.values;
   if (column === undefined) return null;
   const sums = new Float64Array(series.grid.length);
   const weights = new Float64Array(series.grid.length);
   heldIntegrals(recorded.timestamps, column, series.grid, options, false, sums, weights);
-  const histogram = new Float64Array(HEART_RATE_BINS);
-  heartRateHistogram(sums, weights, histogram);
-  return histogram.some((ms) => ms > 0) ? histogram : null;
+  const time = heartRateTime(sums, weights);
+  return time.ms.some((ms) => ms > 0) ? time : null;
 }

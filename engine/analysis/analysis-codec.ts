@@ -12,7 +12,8 @@
  *   token each: v = S/d for a safe integer S (a whole-watt 1 Hz ride: S is the window's joules) is
  *   zigzag(S − previous S) + 1, any other value is 0 and its bits follow in the escape block;
  * - numbers (kind 2, metric 0, one per activity): the scalars of ActivityNumbers as escaped floats (NaN =
- *   none), then the heart-rate histogram as a histogram (n = 0 without heart rate);
+ *   none), then the heart-rate time: n (0 without heart rate), the n distinct bpm ascending, × 4, as integer
+ *   deltas (raw float64 when one is not whole: a third of a bpm), and the ms at each as a histogram's bins;
  * - histogram: n; unit 1000 (whole seconds) or 1 (whole ms) with one varint per bin, or unit 0 and raw float64;
  * - the escape block: count, then the float64 bits XOR the previous escaped value's, as 8 byte planes (most
  *   significant first), so the shared sign, exponent and leading mantissa bits compress.
@@ -46,9 +47,21 @@ export interface ActivityNumbers {
   workJ: number | null;
   /** Σ (30 s rolling mean)⁴ and the window count, per metric the activity has (and that lasted 30 s). */
   fourth: Partial<Record<CurveMetric, { sum: number; count: number }>>;
-  /** Recorded ms per whole bpm (kernels/activity-numbers.ts heartRateHistogram); null without heart rate. */
-  heartRate: Float64Array | null;
+  /** Recorded ms per exact canonical heart rate (kernels/activity-numbers.ts heartRateTime); null without heart rate. */
+  heartRate: HeartRateTime | null;
 }
+
+/** Recorded time per distinct mean heart rate: `bpm` ascending and distinct, `ms` held at each. */
+export interface HeartRateTime {
+  bpm: Float64Array;
+  ms: Float64Array;
+}
+
+/**
+ * Heart rates are stored × 4 (a power of two: exact both ways), so means of 1, 2 or 4 samples a second are
+ * integers; any other value goes as its float64 bits.
+ */
+const BPM_SCALE = 4;
 
 export type PartKind = 'curve' | 'awd' | 'numbers';
 
@@ -234,27 +247,31 @@ function decodeHistogram(reader: ByteReader): Float64Array {
   return readIntegers(reader, reader.varint());
 }
 
-/** The scalars bit for bit (NaN for "none"), then the heart-rate histogram (length 0 for none). */
+/** The scalars bit for bit (NaN for "none"), then the heart-rate time (n = 0 for none). */
 function numbersPayload(numbers: ActivityNumbers): Uint8Array {
   const out = new ByteWriter();
   const fourth = CURVE_METRICS.flatMap((metric) => [numbers.fourth[metric]?.sum ?? NaN, numbers.fourth[metric]?.count ?? NaN]);
   writeFloats(out, [numbers.recordedS, numbers.movingS, numbers.workJ ?? NaN, ...fourth]);
-  const histogram = numbers.heartRate ?? new Float64Array(0);
-  out.varint(histogram.length);
-  writeIntegers(out, histogram, [1000, 1], false);
+  const heartRate = numbers.heartRate;
+  out.varint(heartRate?.bpm.length ?? 0);
+  if (heartRate !== null && heartRate.bpm.length > 0) {
+    writeIntegers(out, Float64Array.from(heartRate.bpm, (bpm) => bpm * BPM_SCALE), [1]);
+    writeIntegers(out, heartRate.ms, [1000, 1], false);
+  }
   return out.finish();
 }
 
 function decodeNumbers(reader: ByteReader): ActivityNumbers {
   const scalars = readFloats(reader);
-  const heartRate = decodeHistogram(reader);
+  const n = reader.varint();
+  const heartRate = n === 0 ? null : { bpm: readIntegers(reader, n).map((scaled) => scaled / BPM_SCALE), ms: readIntegers(reader, n) };
   const fourth: ActivityNumbers['fourth'] = {};
   CURVE_METRICS.forEach((metric, m) => {
     const sum = scalars[3 + 2 * m]!;
     if (sum === sum) fourth[metric] = { sum, count: scalars[4 + 2 * m]! };
   });
   const workJ = scalars[2]!;
-  return { recordedS: scalars[0]!, movingS: scalars[1]!, workJ: workJ === workJ ? workJ : null, fourth, heartRate: heartRate.length === 0 ? null : heartRate };
+  return { recordedS: scalars[0]!, movingS: scalars[1]!, workJ: workJ === workJ ? workJ : null, fourth, heartRate };
 }
 
 /**

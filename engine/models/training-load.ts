@@ -10,7 +10,7 @@
  * - Heart rate only: Banister's TRIMP = Σ minutes × x × e^(1.92 x), x = (HR − resting) / (max − resting)
  *   held to [0, 1] (the 1.92 of Banister 1991; the sex-specific 0.64 factor cancels in the scaling), scaled
  *   so one hour at the second threshold's heart rate is 100: load = 100 × TRIMP / (60 × x_t × e^(1.92 x_t)).
- *   A heart rate is its whole-bpm histogram bin (kernels/activity-numbers.ts).
+ *   Heart rates are the exact canonical values (kernels/activity-numbers.ts heartRateTime).
  * - Daily load L_d = Σ the day's loads; F_d = F_{d−1} + (L_d − F_{d−1}) / τ from 0 before the first
  *   activity, τ 42 d (fitness), 7 d (fatigue); form_d = fitness_{d−1} − fatigue_{d−1}.
  */
@@ -32,13 +32,12 @@ export function intensityLoad(recordedS: number, weighted: number, threshold: nu
   return { intensityFactor, load: 100 * (recordedS / 3600) * intensityFactor * intensityFactor };
 }
 
-/** Banister TRIMP of a heart-rate histogram (ms per whole bpm), unscaled. */
-export function trimp(histogram: Float64Array, restingHr: number, maxHr: number): number {
+/** Banister TRIMP of the time at each heart rate (`ms` at `bpm`), unscaled. */
+export function trimp(bpm: Float64Array, ms: Float64Array, restingHr: number, maxHr: number): number {
   let total = 0;
-  for (let bpm = 0; bpm < histogram.length; bpm++) {
-    const ms = histogram[bpm]!;
-    if (ms === 0) continue;
-    total += (ms / 60_000) * trimpWeight(bpm, restingHr, maxHr);
+  for (let i = 0; i < bpm.length; i++) {
+    if (ms[i] === 0) continue;
+    total += (ms[i]! / 60_000) * trimpWeight(bpm[i]!, restingHr, maxHr);
   }
   return total;
 }
@@ -67,6 +66,15 @@ export function impulseResponse(loads: Float64Array, fitness: Float64Array, fati
     fitness[d] = fit;
     fatigue[d] = tired;
   }
+}
+
+/** Recorded seconds per zone [lower, upper) of the time at each exact value (`ms` at ascending `values`). */
+export function exactZoneSeconds(values: Float64Array, ms: Float64Array, zones: readonly { lower: number; upper: number | null }[]): number[] {
+  return zones.map(({ lower, upper }) => {
+    let total = 0;
+    for (let i = 0; i < values.length; i++) if (values[i]! >= lower && (upper === null || values[i]! < upper)) total += ms[i]!;
+    return total / 1000;
+  });
 }
 
 /** Recorded seconds per zone [lower, upper) of a histogram of ms per bin (bin b = b / resolution). */

@@ -56,7 +56,7 @@ export function cachedPartBytes(part: CachedPart): number {
   if (part === null) return ENTRY_OVERHEAD_BYTES;
   const buffers = new Set<ArrayBufferLike>(
     part instanceof Float64Array ? [part.buffer]
-      : 'recordedS' in part ? (part.heartRate === null ? [] : [part.heartRate.buffer])
+      : 'recordedS' in part ? (part.heartRate === null ? [] : [part.heartRate.bpm.buffer, part.heartRate.ms.buffer])
         : [part.durations.buffer, part.values.buffer, part.starts.buffer],
   );
   let bytes = ENTRY_OVERHEAD_BYTES;

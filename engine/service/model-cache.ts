@@ -6,8 +6,8 @@
  * benchmarks. test/engine/physiological-models.test.ts.
  */
 
-/** Entries kept: a few hundred bytes each. */
-export const MODEL_CACHE_ENTRIES = 2000;
+/** Entries kept: a few hundred bytes each; a season's training load holds one per local date (3,000 and more). */
+export const MODEL_CACHE_ENTRIES = 20_000;
 
 export class ModelCache<V> {
   private readonly entries = new Map<string, V>();

@@ -15,6 +15,10 @@
  *   measured ones from tests (domain/measured-markers.ts, LT1/LT2 derived with the engine's own kernels
  *   for tests lacking them).
  *
+ * Many dates at once (seasonModelInputs: the training load of a season, one model per local date) read each
+ * of these once for all of them and take each date's 90-day best by a sliding maximum; one date is the same
+ * code, so every caller gets the same numbers for a date.
+ *
  * The watermark: per collection the user writes model inputs to (activities, markers, max_efforts,
  * dailies, tests, traces), the number of the user's documents and the latest `updated_at` (or `created_at`
  * where documents are never updated: markers, max efforts). A write raises a timestamp; a deletion lowers a
@@ -28,11 +32,14 @@
 import type { Store } from '../../storage/store.js';
 import { readDailyRange } from '../../storage/dailies.js';
 import type { DailyMeasure } from '../../domain/daily-measures.js';
-import { addDays, dateToEpochDay } from '../../domain/time.js';
+import { addDays, dateToEpochDay, daysBetween } from '../../domain/time.js';
 import { rootSport } from '../../domain/sport.js';
 import { markersOfTest, withDerivedThresholds } from '../../domain/measured-markers.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
-import { emptyBest, foldCurve, type MetricCurve } from '../analysis/curves.js';
+import type { MetricCurve } from '../analysis/curves.js';
+import { foldCurveInto } from '../kernels/curve-fold.js';
+import { windowMax } from '../kernels/window-max.js';
+import { indexAtOrAfter } from '../kernels/summary.js';
 import { lactateThresholds } from '../analysis/lactate-thresholds.js';
 import { fullGrid } from '../kernels/duration-grid.js';
 import { LONG_EFFORT_SECONDS } from '../kernels/ompd-points.js';
@@ -61,32 +68,92 @@ export function windowStart(date: string): string {
 
 /** The curve, efforts and long-activity flag of (user, sport, metric) in the window ending on `date`. */
 export async function fitInputs(deps: CacheDeps, userId: string, sport: string, metric: CurveMetric, date: string, signal: AbortSignal): Promise<FitIntensityModelTask> {
-  const start = windowStart(date);
-  const root = rootSport(sport) ?? sport;
-  const [records, efforts] = await Promise.all([
-    matchingActivities(deps.store, userId, { sports: [sport], startDate: start, endDate: date }),
-    deps.store.max_efforts.find({ user_id: userId, sport: root, metric, date: { $gte: start, $lte: date } }),
-  ]);
-  const { curves, hasLongActivity } = await curvesAndLongActivity(deps, records, metric, signal);
-  let longest = 0;
-  for (const curve of curves) if (curve !== null && curve.durations.length > 0) longest = Math.max(longest, curve.durations[curve.durations.length - 1]!);
-  const best = emptyBest(fullGrid(longest));
-  curves.forEach((curve, holder) => {
-    if (curve !== null) foldCurve(best, curve, holder);
-  });
-  return {
-    metric,
-    curveDurations: best.durations,
-    curveValues: best.values,
-    effortDurations: Float64Array.from(efforts, (effort) => effort.duration_s),
-    effortValues: Float64Array.from(efforts, (effort) => effort.value),
-    // "no activity with 15 minutes of recorded time" (§6); a max effort that long is one too.
-    hasLongActivity: hasLongActivity || efforts.some((effort) => effort.duration_s >= LONG_EFFORT_SECONDS),
-  };
+  return (await seasonFitInputs(deps, userId, sport, metric, [date], signal))[0]!;
 }
 
 /**
- * The `metric` curves of `records`, in order, and whether one of them recorded 15 minutes of it ("at least
+ * fitInputs for each of `dates` (ascending, distinct) in one pass: the activities and max efforts of every
+ * window read once (one query each over [first window's start, last date]), each cached curve read once
+ * and laid on the season's grid, and the window's best curve taken by the sliding maximum
+ * (kernels/window-max.ts). A maximum selects one of the curves' values, so each task is bit for bit the one
+ * a fold of the window's own curves gives; one date is the same code (fitInputs), so the metabolic map, the
+ * zones and the training load read the same numbers. The grid of a window is fullGrid up to its own
+ * longest curve, a prefix of the season's.
+ */
+export async function seasonFitInputs(
+  deps: CacheDeps, userId: string, sport: string, metric: CurveMetric, dates: readonly string[], signal: AbortSignal,
+): Promise<FitIntensityModelTask[]> {
+  if (dates.length === 0) return [];
+  const start = windowStart(dates[0]!);
+  const end = dates[dates.length - 1]!;
+  const root = rootSport(sport) ?? sport;
+  const [found, foundEfforts] = await Promise.all([
+    matchingActivities(deps.store, userId, { sports: [sport], startDate: start, endDate: end }),
+    deps.store.max_efforts.find({ user_id: userId, sport: root, metric, date: { $gte: start, $lte: end } }),
+  ]);
+  // Windows are ranges of local dates: records and efforts in date order (stable: the store's order within a date).
+  const records = [...found].sort((a, b) => compareDates(a.local_date, b.local_date));
+  const efforts = [...foundEfforts].sort((a, b) => compareDates(a.date, b.date));
+  const { curves, long } = await curvesAndLongActivity(deps, records, metric, signal);
+  signal.throwIfAborted();
+
+  // One row per record: its curve on the season's grid (NaN where it does not reach), then its longest duration.
+  let longest = 0;
+  for (const curve of curves) if (curve !== null && curve.durations.length > 0) longest = Math.max(longest, curve.durations[curve.durations.length - 1]!);
+  const grid = fullGrid(longest);
+  const columns = grid.length + 1;
+  const matrix = new Float64Array(records.length * columns).fill(Number.NaN);
+  const starts = new Float64Array(grid.length);
+  const holders = new Int32Array(grid.length);
+  curves.forEach((curve, row) => {
+    if (curve === null || curve.durations.length === 0) return;
+    foldCurveInto(curve.durations, curve.values, curve.starts, grid, matrix.subarray(row * columns, row * columns + grid.length), starts, holders, row);
+    matrix[row * columns + grid.length] = curve.durations[curve.durations.length - 1]!;
+  });
+
+  // Each date's window [date − 89, date] as ranges of records and efforts, and the counts of long ones before each.
+  const recordDays = Int32Array.from(records, (record) => dateToEpochDay(record.local_date));
+  const effortDays = Int32Array.from(efforts, (effort) => dateToEpochDay(effort.date));
+  const lo = new Int32Array(dates.length);
+  const hi = new Int32Array(dates.length);
+  const effortLo = new Int32Array(dates.length);
+  const effortHi = new Int32Array(dates.length);
+  dates.forEach((date, q) => {
+    const last = dateToEpochDay(date);
+    const first = last - (MODEL_WINDOW_DAYS - 1);
+    lo[q] = indexAtOrAfter(recordDays, first);
+    hi[q] = indexAtOrAfter(recordDays, last + 1);
+    effortLo[q] = indexAtOrAfter(effortDays, first);
+    effortHi[q] = indexAtOrAfter(effortDays, last + 1);
+  });
+  const longBefore = new Int32Array(records.length + 1);
+  long.forEach((isLong, index) => { longBefore[index + 1] = longBefore[index]! + (isLong ? 1 : 0); });
+  const bests = new Float64Array(dates.length * columns);
+  windowMax(matrix, columns, lo, hi, bests);
+
+  return dates.map((_, q) => {
+    const best = bests.subarray(q * columns, (q + 1) * columns);
+    const windowLongest = best[grid.length]!;
+    const length = windowLongest === windowLongest ? fullGrid(windowLongest).length : 0;
+    const windowEfforts = efforts.slice(effortLo[q]!, effortHi[q]!);
+    return {
+      metric,
+      curveDurations: grid.slice(0, length),
+      curveValues: best.slice(0, length),
+      effortDurations: Float64Array.from(windowEfforts, (effort) => effort.duration_s),
+      effortValues: Float64Array.from(windowEfforts, (effort) => effort.value),
+      // "no activity with 15 minutes of recorded time" (§6); a max effort that long is one too.
+      hasLongActivity: longBefore[hi[q]!]! - longBefore[lo[q]!]! > 0 || windowEfforts.some((effort) => effort.duration_s >= LONG_EFFORT_SECONDS),
+    };
+  });
+}
+
+function compareDates(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The `metric` curves of `records`, in order, and which of them recorded 15 minutes of it ("at least
  * 15 minutes of recorded time (pauses excluded)", ANALYTICS.md §7): the sum of its cached AWD histogram,
  * which counts recorded time only ("zero-filled pause seconds are not recorded time", §5). Histograms are
  * read only for activities whose span is that long, in the same pass as their curves (each cache read or
@@ -94,19 +161,23 @@ export async function fitInputs(deps: CacheDeps, userId: string, sport: string, 
  */
 async function curvesAndLongActivity(
   deps: CacheDeps, records: readonly SelectedActivity[], metric: CurveMetric, signal: AbortSignal,
-): Promise<{ curves: (MetricCurve | null)[]; hasLongActivity: boolean }> {
-  const long: number[] = [];
+): Promise<{ curves: (MetricCurve | null)[]; long: boolean[] }> {
+  const longIndices: number[] = [];
   const short: number[] = [];
-  records.forEach((record, index) => (record.duration_s >= LONG_EFFORT_SECONDS ? long : short).push(index));
+  records.forEach((record, index) => (record.duration_s >= LONG_EFFORT_SECONDS ? longIndices : short).push(index));
   const [both, shortCurves] = await Promise.all([
-    loadCurvesAndHistograms(deps, long.map((index) => records[index]!), metric, signal),
+    loadCurvesAndHistograms(deps, longIndices.map((index) => records[index]!), metric, signal),
     loadCurves(deps, short.map((index) => records[index]!), metric, signal),
   ]);
   const curves: (MetricCurve | null)[] = new Array(records.length).fill(null);
-  long.forEach((index, i) => { curves[index] = both.curves[i]!; });
+  longIndices.forEach((index, i) => { curves[index] = both.curves[i]!; });
   short.forEach((index, i) => { curves[index] = shortCurves[i]!; });
-  const hasLongActivity = both.histograms.some((histogram) => histogram !== null && recordedMs(histogram) >= LONG_EFFORT_SECONDS * 1000);
-  return { curves, hasLongActivity };
+  const long: boolean[] = new Array(records.length).fill(false);
+  longIndices.forEach((index, i) => {
+    const histogram = both.histograms[i];
+    long[index] = histogram !== null && histogram !== undefined && recordedMs(histogram) >= LONG_EFFORT_SECONDS * 1000;
+  });
+  return { curves, long };
 }
 
 type SelectedActivity = Parameters<typeof loadCurves>[1][number] & { duration_s: number };
@@ -120,13 +191,33 @@ function recordedMs(histogram: Float64Array): number {
 
 /** Everything a map needs. */
 export async function modelInputs(deps: CacheDeps, userId: string, sport: string, metric: CurveMetric, date: string, signal: AbortSignal): Promise<ModelInputs> {
-  const [fit, bodyMass, restingHr, markers] = await Promise.all([
-    fitInputs(deps, userId, sport, metric, date, signal),
-    dailyOn(deps.store, userId, 'body_mass', date),
-    dailyOn(deps.store, userId, 'resting_hr', date),
-    markersOn(deps.store, userId, rootSport(sport) ?? sport, date),
+  return (await seasonModelInputs(deps, userId, sport, metric, [date], signal))[0]!;
+}
+
+/**
+ * modelInputs for each of `dates` (ascending, distinct), each input read once for all of them: the fits'
+ * inputs by seasonFitInputs, body_mass and resting_hr as one range of dailies (the same estimates a single
+ * date's read gives: domain/daily-series.ts), the markers once up to the last date and kept per date.
+ */
+export async function seasonModelInputs(
+  deps: CacheDeps, userId: string, sport: string, metric: CurveMetric, dates: readonly string[], signal: AbortSignal,
+): Promise<ModelInputs[]> {
+  if (dates.length === 0) return [];
+  const first = dates[0]!;
+  const last = dates[dates.length - 1]!;
+  const [fits, bodyMass, restingHr, markers] = await Promise.all([
+    seasonFitInputs(deps, userId, sport, metric, dates, signal),
+    readDailyRange(deps.store, userId, 'body_mass', first, last, true),
+    readDailyRange(deps.store, userId, 'resting_hr', first, last, true),
+    markersOn(deps.store, userId, rootSport(sport) ?? sport, last),
   ]);
-  return { fit, bodyMass, restingHr, markers };
+  const valueOn = (entries: readonly { value: number | null }[], date: string) => entries[daysBetween(first, date)]?.value ?? null;
+  return dates.map((date, q) => ({
+    fit: fits[q]!,
+    bodyMass: valueOn(bodyMass, date),
+    restingHr: valueOn(restingHr, date),
+    markers: date === last ? markers : markers.filter((row) => row.date <= date),
+  }));
 }
 
 /**

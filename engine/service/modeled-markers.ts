@@ -24,3 +24,13 @@ export interface ModeledMarkersQuery {
 
 /** The modeled value of each marker the model has one for; a marker it does not model is absent. */
 export type ModeledMarkers = (query: ModeledMarkersQuery, signal: AbortSignal) => Promise<Partial<Record<ZoneMarker, number>>>;
+
+/**
+ * ModeledMarkers for many dates of one (user, sport, quantity) at once: what the training load of a season
+ * asks (service/training-load.ts), answered from one read of the inputs (physiological-models.ts
+ * `modeledSeasonFrom`). Each date's values are exactly ModeledMarkers' for that date.
+ */
+export type ModeledSeason = (
+  query: Omit<ModeledMarkersQuery, 'date'> & { dates: readonly string[] },
+  signal: AbortSignal,
+) => Promise<Map<string, Partial<Record<ZoneMarker, number>>>>;

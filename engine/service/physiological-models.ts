@@ -11,6 +11,7 @@
  * test/engine/physiological-models.test.ts calls both over gRPC; test/gateway/physiological-models.test.ts
  * through HTTP.
  */
+import { createHash } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
 import { parseDate } from '../../domain/time.js';
 import { canonicalSport, rootSport } from '../../domain/sport.js';
@@ -20,17 +21,19 @@ import { ompdCurve } from '../kernels/ompd-points.js';
 import { metabolicMap, MAP_MARKERS, publishedModeledValues, type MapQuantity } from '../models/metabolic-map.js';
 import { isFresh, resolveMarker } from '../models/marker-precedence.js';
 import type { ZoneMarker } from '../models/zones.js';
-import type { ModeledMarkers } from './modeled-markers.js';
+import type { ModeledMarkers, ModeledSeason } from './modeled-markers.js';
+import type { ZoneQuantity } from '../models/zones.js';
+import { mapLimit } from './map-limit.js';
 import type { CurveMetric } from '../analysis/canonical-series.js';
 import type { EnginePool } from '../pool/pool.js';
-import type { FittedIntensityModel } from '../pool/tasks.js';
+import type { FitIntensityModelTask, FittedIntensityModel } from '../pool/tasks.js';
 import {
   CURVE_QUANTITIES, MAP_QUANTITIES, MODEL_ALGORITHM, type GetIntensityDurationModelRequest, type GetIntensityDurationModelResponse,
   type GetMetabolicMapRequest, type GetMetabolicMapResponse,
 } from '../contract.js';
 import type { AnalysisMemo } from './analysis-cache.js';
 import type { Store } from '../../storage/store.js';
-import { inputWatermark, modelInputs, type ModelInputs } from './model-inputs.js';
+import { inputWatermark, seasonModelInputs, type ModelInputs } from './model-inputs.js';
 import { ModelCache } from './model-cache.js';
 import { requestedDurations, requireField } from './request-fields.js';
 
@@ -107,12 +110,30 @@ export function modeledMarkersFrom(deps: ModelDeps): ModeledMarkers {
   return async function modeledMarkers({ userId, sport, quantity, date }, signal) {
     const metric = curveMetricOf(quantity, sport);
     const { state } = await modelState(deps, userId, sport, metric, date, signal);
-    if (state.bodyMass === null || !state.hasLongActivity) return {};
-    const heartRateMax = quantity === 'heart_rate'
-      ? resolveMarker({ candidates: state.markers.filter((row) => row.marker === 'heart_rate_max' && row.metric === 'heart_rate'), date })?.value ?? null
-      : null;
-    return publishedModeledValues(quantity, { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr }, heartRateMax) as Partial<Record<ZoneMarker, number>>;
+    return modeledOf(quantity, metric, state, date);
   };
+}
+
+/**
+ * modeledMarkersFrom for many dates at once (service/modeled-markers.ts ModeledSeason): one watermark read,
+ * the dates the cache holds answered from it, the others computed together (modelStates), so a season of
+ * local dates costs one read of its inputs and one fit per distinct window.
+ */
+export function modeledSeasonFrom(deps: ModelDeps): ModeledSeason {
+  return async function modeledSeason({ userId, sport, quantity, dates }, signal) {
+    const metric = curveMetricOf(quantity, sport);
+    const ordered = [...new Set(dates)].sort();
+    const states = await modelStates(deps, userId, sport, metric, ordered, signal);
+    return new Map(ordered.map((date, q) => [date, modeledOf(quantity, metric, states[q]!.state, date)]));
+  };
+}
+
+function modeledOf(quantity: ZoneQuantity, metric: CurveMetric, state: ModelState, date: string): Partial<Record<ZoneMarker, number>> {
+  if (state.bodyMass === null || !state.hasLongActivity) return {};
+  const heartRateMax = quantity === 'heart_rate'
+    ? resolveMarker({ candidates: state.markers.filter((row) => row.marker === 'heart_rate_max' && row.metric === 'heart_rate'), date })?.value ?? null
+    : null;
+  return publishedModeledValues(quantity, { metric, ...state.fitted, bodyMass: state.bodyMass, restingHr: state.restingHr }, heartRateMax) as Partial<Record<ZoneMarker, number>>;
 }
 
 /** True when some marker of `quantity`'s map has a measured or declared value fresh on `date` (marker-precedence.ts). */
@@ -130,27 +151,71 @@ function curveMetricOf(quantity: MapQuantity, sport: string): CurveMetric {
 async function modelState(
   deps: ModelDeps, userId: string, sport: string, metric: CurveMetric, date: string, signal: AbortSignal,
 ): Promise<{ state: ModelState; fromCache: boolean }> {
+  return (await modelStates(deps, userId, sport, metric, [date], signal))[0]!;
+}
+
+/** Fits in flight at once for the missing dates of one call: the pool's queue takes them two at a time. */
+const FIT_PARALLEL = 2;
+
+/**
+ * The cached states of (user, sport, metric) on each of `dates` (ascending, distinct) at the current
+ * watermark; the dates the cache lacks computed together (seasonModelInputs: one read of the inputs), a
+ * fit per distinct input (two dates whose windows hold the same bests share one).
+ */
+async function modelStates(
+  deps: ModelDeps, userId: string, sport: string, metric: CurveMetric, dates: readonly string[], signal: AbortSignal,
+): Promise<{ state: ModelState; fromCache: boolean }[]> {
   // The watermark is read before the inputs: a write landing meanwhile is cached under the older mark,
   // which the next call no longer matches.
   const watermark = await inputWatermark(deps.store, userId);
-  const key = [userId, sport, metric, date, MODEL_ALGORITHM, watermark].join('\0');
-  const cached = deps.cache.get(key);
-  if (cached !== undefined) return { state: await cached, fromCache: true };
-  const computing = computeState(deps, userId, sport, metric, date, signal);
-  deps.cache.set(key, computing);
-  // A failed or cancelled computation is not kept.
-  computing.catch(() => deps.cache.delete(key));
-  return { state: await computing, fromCache: false };
+  const keys = dates.map((date) => [userId, sport, metric, date, MODEL_ALGORITHM, watermark].join('\0'));
+  const found = keys.map((key) => deps.cache.get(key));
+  const missing = dates.filter((_, q) => found[q] === undefined);
+  const computing = missing.length === 0 ? null : computeStates(deps, userId, sport, metric, missing, signal);
+  let next = 0;
+  const entries = found.map((cached, q) => {
+    if (cached !== undefined) return { pending: cached, fromCache: true };
+    const index = next++;
+    const pending = computing!.then((states) => states[index]!);
+    deps.cache.set(keys[q]!, pending);
+    // A failed or cancelled computation is not kept.
+    pending.catch(() => deps.cache.delete(keys[q]!));
+    return { pending, fromCache: false };
+  });
+  return Promise.all(entries.map(async ({ pending, fromCache }) => ({ state: await pending, fromCache })));
 }
 
-async function computeState(deps: ModelDeps, userId: string, sport: string, metric: CurveMetric, date: string, signal: AbortSignal): Promise<ModelState> {
-  const inputs = await modelInputs(deps, userId, sport, metric, date, signal);
+async function computeStates(deps: ModelDeps, userId: string, sport: string, metric: CurveMetric, dates: readonly string[], signal: AbortSignal): Promise<ModelState[]> {
+  const inputs = await seasonModelInputs(deps, userId, sport, metric, dates, signal);
   signal.throwIfAborted();
-  const { fit } = inputs;
-  const transferList = [fit.curveDurations.buffer, fit.curveValues.buffer, fit.effortDurations.buffer, fit.effortValues.buffer] as ArrayBuffer[];
-  const hasLongActivity = fit.hasLongActivity;
-  const fitted = await deps.pool.run('fitIntensityModel', fit, { signal, transferList });
-  return { fitted, hasLongActivity, bodyMass: inputs.bodyMass, restingHr: inputs.restingHr, markers: inputs.markers };
+  // Dates whose windows hold the same bests and efforts have the same fit: one pool task per distinct input.
+  const keys = inputs.map(({ fit }) => fitKey(fit));
+  const distinct = new Map<string, FitIntensityModelTask>();
+  inputs.forEach(({ fit }, q) => {
+    if (!distinct.has(keys[q]!)) distinct.set(keys[q]!, fit);
+  });
+  const tasks = [...distinct.values()];
+  const fitted = await mapLimit(tasks, FIT_PARALLEL, (task) => {
+    const transferList = [task.curveDurations.buffer, task.curveValues.buffer, task.effortDurations.buffer, task.effortValues.buffer] as ArrayBuffer[];
+    return deps.pool.run('fitIntensityModel', task, { signal, transferList });
+  });
+  const byKey = new Map([...distinct.keys()].map((key, i) => [key, fitted[i]!]));
+  return inputs.map((input, q) => ({
+    fitted: byKey.get(keys[q]!)!,
+    hasLongActivity: input.fit.hasLongActivity,
+    bodyMass: input.bodyMass,
+    restingHr: input.restingHr,
+    markers: input.markers,
+  }));
+}
+
+/** Exactly the fit's input: the metric, the 15-minute flag, and every duration's and value's bits. */
+function fitKey(task: FitIntensityModelTask): string {
+  const hash = createHash('sha256').update(`${task.metric}:${task.hasLongActivity}:${task.curveDurations.length}:${task.effortDurations.length}:`);
+  for (const array of [task.curveDurations, task.curveValues, task.effortDurations, task.effortValues]) {
+    hash.update(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  }
+  return hash.digest('base64');
 }
 
 interface Query {

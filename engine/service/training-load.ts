@@ -27,7 +27,7 @@ import {
 import { EngineError, type CallContext } from '../errors.js';
 import { isFresh, resolveMarker, type ResolvedMarker } from '../models/marker-precedence.js';
 import type { StoredMarker } from '../models/metabolic-map.js';
-import { intensityLoad, trimp, trimpLoad, weightedIntensity, zoneSeconds } from '../models/training-load.js';
+import { exactZoneSeconds, intensityLoad, trimp, trimpLoad, weightedIntensity, zoneSeconds } from '../models/training-load.js';
 import type { ZoneQuantity, ZoneSystem } from '../models/zones.js';
 import type { EnginePool } from '../pool/pool.js';
 import { ownActivity } from './activity-records.js';
@@ -37,7 +37,7 @@ import { tableFormat } from './activity-series.js';
 import { loadHistograms, loadNumbers, type AnalysisMemo } from './analysis-cache.js';
 import { mapLimit } from './map-limit.js';
 import { dailyOn, markersOn } from './model-inputs.js';
-import type { ModeledMarkers } from './modeled-markers.js';
+import type { ModeledMarkers, ModeledSeason } from './modeled-markers.js';
 import { requireDate, requireField, requireOneOf } from './request-fields.js';
 import { getZones } from './zones.js';
 
@@ -46,10 +46,11 @@ export interface TrainingLoadDeps {
   pool: EnginePool;
   memo?: AnalysisMemo;
   modeledMarkers: ModeledMarkers;
+  /** The modeled thresholds of many dates at once; without it each date asks modeledMarkers. */
+  modeledSeason?: ModeledSeason;
 }
 
-
-/** Activities whose thresholds are resolved at once (each may fit the model once per local date). */
+/** Activities whose thresholds are resolved at once (modeled ones are prepared for the whole season first). */
 const MODEL_PARALLEL = 2;
 
 /** Later than any marker's date: markersOn reads every written and measured value once per call. */
@@ -82,8 +83,9 @@ export function getTrainingLoad(deps: TrainingLoadDeps) {
     const records = await matchingActivities(deps.store, userId, { ...selection, startDate: null });
     const numbers = await loadNumbers(deps, records, signal);
     const thresholds = new LoadThresholds(deps, userId, signal);
-    // Two at a time: a date without a fresh stored threshold fits the model in the pool, and a season of
-    // such dates must queue here, not overflow the pool's queue. Dates already resolved cost a Map lookup.
+    // Every date without a fresh stored threshold is modeled in one pass over the season's inputs; what is
+    // left (heart_rate_max, resting_hr) are Map lookups after the first read.
+    await thresholds.prepare(records, numbers);
     const loads = await mapLimit(records, MODEL_PARALLEL, (record, index) => activityLoad(record, numbers[index]!, thresholds));
     signal.throwIfAborted();
 
@@ -168,7 +170,7 @@ export async function activityLoad(record: SelectedActivity, numbers: ActivityNu
     const { intensityFactor, load } = intensityLoad(numbers.recordedS, out.weighted, out.threshold.value);
     return { ...out, intensityFactor, load };
   }
-  const histogram = numbers.heartRate!;
+  const heartRate = numbers.heartRate!;
   const [maxHr, restingHr] = await Promise.all([thresholds.marker(sport, 'heart_rate', 'heart_rate_max', date), thresholds.restingHr(date)]);
   out.maxHr = maxHr?.value ?? null;
   out.restingHr = restingHr;
@@ -178,7 +180,7 @@ export async function activityLoad(record: SelectedActivity, numbers: ActivityNu
   if (!(out.maxHr > restingHr && out.threshold.value > restingHr)) {
     return { ...out, problem: 'no_heart_rate_max', detail: `heart_rate_max ${out.maxHr} and second_threshold ${out.threshold.value} must lie above resting_hr ${restingHr}` };
   }
-  out.trimp = trimp(histogram, restingHr, out.maxHr);
+  out.trimp = trimp(heartRate.bpm, heartRate.ms, restingHr, out.maxHr);
   return { ...out, load: trimpLoad(out.trimp, restingHr, out.maxHr, out.threshold.value) };
 }
 
@@ -202,8 +204,39 @@ export class LoadThresholds {
   private readonly stored = new Map<string, Promise<StoredMarker[]>>();
   private readonly resolved = new Map<string, Promise<ResolvedMarker | null>>();
   private readonly resting = new Map<string, Promise<number | null>>();
+  /** The modeled second_threshold per (sport, quantity, date) that prepare() computed (null: none modeled). */
+  private readonly modeled = new Map<string, number | null>();
 
   constructor(private readonly deps: TrainingLoadDeps, private readonly userId: string, private readonly signal: AbortSignal) {}
+
+  /**
+   * Models the second_threshold of every (sport, quantity, local date) of `records` that no fresh stored
+   * value answers, each (sport, quantity) in one call for all its dates (TrainingLoadDeps.modeledSeason);
+   * nothing without it.
+   */
+  async prepare(records: readonly SelectedActivity[], numbers: readonly (ActivityNumbers | null)[]): Promise<void> {
+    const season = this.deps.modeledSeason;
+    if (season === undefined) return;
+    const wanted = new Map<string, { sport: string; quantity: LoadQuantity; dates: Set<string> }>();
+    for (let index = 0; index < records.length; index++) {
+      const record = records[index]!;
+      const activityNumbers = numbers[index] ?? null;
+      const quantity = activityNumbers === null ? null : loadQuantity(record.sport, activityNumbers);
+      if (quantity === null) continue;
+      const sport = rootSport(record.sport) ?? record.sport;
+      const group = `${sport}\0${quantity}`;
+      let entry = wanted.get(group);
+      if (entry === undefined) wanted.set(group, entry = { sport, quantity, dates: new Set() });
+      entry.dates.add(record.local_date);
+    }
+    for (const { sport, quantity, dates } of wanted.values()) {
+      const stored = await this.storedOf(sport);
+      const modelDates = [...dates].filter((date) => needsModel(stored, 'second_threshold', quantity, date));
+      if (modelDates.length === 0) continue;
+      const values = await season({ userId: this.userId, sport, quantity, dates: modelDates }, this.signal);
+      for (const date of modelDates) this.modeled.set(modeledKey(sport, quantity, date), values.get(date)?.second_threshold ?? null);
+    }
+  }
 
   marker(sport: string, quantity: LoadQuantity, marker: 'second_threshold' | 'heart_rate_max', date: string): Promise<ResolvedMarker | null> {
     const key = [sport, quantity, marker, date].join('\0');
@@ -218,39 +251,60 @@ export class LoadThresholds {
     return found;
   }
 
-  private async resolve(sport: string, quantity: LoadQuantity, marker: string, date: string): Promise<ResolvedMarker | null> {
+  private storedOf(sport: string): Promise<StoredMarker[]> {
     let stored = this.stored.get(sport);
     if (stored === undefined) this.stored.set(sport, stored = markersOn(this.deps.store, this.userId, sport, ALL_DATES));
-    const candidates = (await stored).filter((row) => row.marker === marker && row.metric === quantity && row.date <= date);
-    // heart_rate_max is never modeled; a fresh measured or declared value beats the model.
-    const needsModel = marker !== 'heart_rate_max' && !candidates.some((row) => row.provenance !== 'external' && isFresh(row, date));
-    const modeled = needsModel ? (await this.deps.modeledMarkers({ userId: this.userId, sport, quantity, date }, this.signal)).second_threshold ?? null : null;
+    return stored;
+  }
+
+  private async resolve(sport: string, quantity: LoadQuantity, marker: string, date: string): Promise<ResolvedMarker | null> {
+    const stored = await this.storedOf(sport);
+    const candidates = stored.filter((row) => row.marker === marker && row.metric === quantity && row.date <= date);
+    let modeled: number | null = null;
+    if (needsModel(stored, marker, quantity, date)) {
+      const prepared = this.modeled.get(modeledKey(sport, quantity, date));
+      modeled = prepared !== undefined
+        ? prepared
+        : (await this.deps.modeledMarkers({ userId: this.userId, sport, quantity, date }, this.signal)).second_threshold ?? null;
+    }
     return resolveMarker({ candidates, modeled, date });
   }
+}
+
+function modeledKey(sport: string, quantity: LoadQuantity, date: string): string {
+  return `${sport}\0${quantity}\0${date}`;
+}
+
+/** heart_rate_max is never modeled; a fresh measured or declared value beats the model, so it is not asked. */
+function needsModel(stored: readonly StoredMarker[], marker: string, quantity: LoadQuantity, date: string): boolean {
+  return marker !== 'heart_rate_max'
+    && !stored.some((row) => row.marker === marker && row.metric === quantity && row.date <= date && row.provenance !== 'external' && isFresh(row, date));
 }
 
 /**
  * Time in each zone of the athlete's zones on the activity's local date (GetZones, as /profile/zones
  * answers them), per quantity the activity has: power, speed (foot sports), heart rate; from the cached AWD
- * histograms and the heart-rate histogram (recorded time: pauses excluded).
+ * histograms and the time at each exact heart rate (recorded time: pauses excluded).
  */
 async function timeInZones(
   deps: TrainingLoadDeps, userId: string, record: SelectedActivity, numbers: ActivityNumbers, system: ZoneSystem | null, context: CallContext,
 ): Promise<QuantityZones[]> {
   const sport = rootSport(record.sport) ?? record.sport;
-  const histograms: { quantity: ZoneQuantity; histogram: Float64Array; resolution: number }[] = [];
+  type Zones = readonly { lower: number; upper: number | null }[];
+  const quantities: { quantity: ZoneQuantity; secondsIn: (zones: Zones) => number[] }[] = [];
   const [power, speed] = await Promise.all([
     loadHistograms(deps, [record], 'power', context.signal),
     isFootSport(record.sport) ? loadHistograms(deps, [record], 'speed', context.signal) : Promise.resolve([null]),
   ]);
-  if (power[0]) histograms.push({ quantity: 'power', histogram: power[0], resolution: AWD_RESOLUTION.power });
-  if (speed[0]) histograms.push({ quantity: 'speed', histogram: speed[0], resolution: AWD_RESOLUTION.speed });
-  if (numbers.heartRate !== null) histograms.push({ quantity: 'heart_rate', histogram: numbers.heartRate, resolution: 1 });
+  if (power[0]) quantities.push({ quantity: 'power', secondsIn: (zones) => zoneSeconds(power[0]!, AWD_RESOLUTION.power, zones) });
+  if (speed[0]) quantities.push({ quantity: 'speed', secondsIn: (zones) => zoneSeconds(speed[0]!, AWD_RESOLUTION.speed, zones) });
+  const heartRate = numbers.heartRate;
+  if (heartRate !== null) quantities.push({ quantity: 'heart_rate', secondsIn: (zones) => exactZoneSeconds(heartRate.bpm, heartRate.ms, zones) });
   const zonesOf = getZones(deps);
-  return Promise.all(histograms.map(async ({ quantity, histogram, resolution }) => {
+  return Promise.all(quantities.map(async ({ quantity, secondsIn }) => {
     const zoneSystem = system ?? (quantity === 'heart_rate' ? 'olt_i_scale' : 'seven_zone');
     const answer = await zonesOf({ user_id: userId, sport, quantity, zone_system: zoneSystem, date: record.local_date }, context);
-    const seconds = zoneSeconds(histogram, resolution, answer.zones);
+    const seconds = secondsIn(answer.zones);
     return { quantity, zone_system: zoneSystem, zones: answer.zones.map((zone, z) => ({ ...zone, duration_s: seconds[z]! })), problem: answer.problem };
   }));
 }

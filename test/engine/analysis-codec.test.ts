@@ -128,13 +128,32 @@ test('the load numbers of real and random rides decode to the bits encoded, alon
         if (numbers.fourth[metric]) sameBits([decoded.fourth[metric]!.sum, decoded.fourth[metric]!.count], [numbers.fourth[metric]!.sum, numbers.fourth[metric]!.count], `ride ${index} ${metric}`);
       }
       if (numbers.heartRate === null) assert.is(decoded.heartRate, null);
-      else sameBits(decoded.heartRate!, numbers.heartRate, `ride ${index} heart rate`);
+      else {
+        sameBits(decoded.heartRate!.bpm, numbers.heartRate.bpm, `ride ${index} heart rates`);
+        sameBits(decoded.heartRate!.ms, numbers.heartRate.ms, `ride ${index} heart-rate time`);
+      }
     }
   }
   const none = decodeAnalysisPart(encodeAnalysis({ version: ANALYSIS_VERSION, curves: {}, awd: {} }), 'numbers', 'power');
   assert.is(none, null, 'a cache without numbers has none');
   const bare = { recordedS: 3, movingS: 2.5, workJ: null, fourth: {}, heartRate: null };
   assert.equal(decodeAnalysis(encodeAnalysis({ version: ANALYSIS_VERSION, curves: {}, awd: {}, numbers: bare })).numbers, bare);
+});
+
+test('exact heart rates decode to their bits: whole, half and quarter bpm as integers, thirds as float64 bits', () => {
+  const cases = [
+    Float64Array.of(60, 61, 150, 255),
+    Float64Array.of(120, 120.5, 121, 180.5),
+    Float64Array.of(99.25, 99.5, 99.75, 200),
+    Float64Array.of(100, 100 + 1 / 3, 100 + 2 / 3, 0.1),
+  ];
+  for (const bpm of cases) {
+    const heartRate = { bpm, ms: Float64Array.from(bpm, (_, i) => (i + 1) * 1000 + (i === 2 ? 500 : 0)) };
+    const numbers = { recordedS: 10, movingS: 10, workJ: null, fourth: {}, heartRate };
+    const decoded = decodeAnalysisPart(encodeAnalysis({ version: ANALYSIS_VERSION, curves: {}, awd: {}, numbers }), 'numbers', 'power')!;
+    sameBits(decoded.heartRate!.bpm, bpm, `bpm ${[...bpm].join(', ')}`);
+    sameBits(decoded.heartRate!.ms, heartRate.ms, `ms of ${[...bpm].join(', ')}`);
+  }
 });
 
 test('a blob of the first layout reads as version 1 and is never decoded as the current one', () => {

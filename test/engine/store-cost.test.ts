@@ -8,6 +8,9 @@
  *   10 and at 40 activities (it was 1 + one blob read per activity), and never a whole activity record.
  * - A cached model call reads its watermark: the same calls at 10 and 40, and each sorted read of it
  *   follows an index (SQLite's plan sorts nothing; it sorted every one of the user's documents before).
+ * - A training load whose thresholds are all modeled (no declared marker: one model per local date) reads
+ *   the season's inputs once: the same calls at 10 and 40 dates (it was a watermark and a read of the
+ *   window's inputs per date).
  */
 import Database from 'better-sqlite3';
 import path from 'node:path';
@@ -18,7 +21,11 @@ import type { CallContext } from '../../engine/errors.js';
 import { createPool, type EnginePool } from '../../engine/pool/pool.js';
 import { getLongitudinalMeanMax } from '../../engine/service/analyses.js';
 import { ANALYSIS_MEMO_BYTES, AnalysisMemo } from '../../engine/service/analysis-cache.js';
-import { getIntensityDurationModel } from '../../engine/service/physiological-models.js';
+import { getIntensityDurationModel, modeledMarkersFrom, modeledSeasonFrom, type ModelState } from '../../engine/service/physiological-models.js';
+import { getTrainingLoad } from '../../engine/service/training-load.js';
+import { tableFromIPC } from 'apache-arrow';
+import { newId } from '../../storage/ids.js';
+import { daily } from '../storage/records.js';
 import { ModelCache } from '../../engine/service/model-cache.js';
 import { WATERMARKED } from '../../engine/service/model-inputs.js';
 import { openStore } from '../../storage/open-store.js';
@@ -67,6 +74,7 @@ function costSuite(name: string, open: () => Promise<{ store: Store; file: strin
           series: { rows: 1200, metrics: { power: (i) => 150 + ((i * 7 + day) % 90) } },
         });
       }
+      await opened.store.dailies.insert(daily(newId(), `user-${size}`, { measure: 'body_mass', date: '2024-05-01', value: 70 }));
     }
   });
 
@@ -109,6 +117,36 @@ function costSuite(name: string, open: () => Promise<{ store: Store; file: strin
       cached.push(counting.total());
     }
     assert.is(cached[1], cached[0], `store calls when cached: ${cached.join(', ')}`);
+  });
+
+  cost('a training load of modeled thresholds makes as many store calls at 40 dates as at 10, each date modeled', async ({ inner, counting, pool }) => {
+    const cold: number[] = [];
+    for (const size of SIZES) {
+      const request = { user_id: `user-${size}`, sports: ['cycling'], start_date: '', end_date: '2024-06-30', format: 'ARROW_IPC' as const };
+      const load = (store: Store) => {
+        const models = { store, pool, memo: new AnalysisMemo(ANALYSIS_MEMO_BYTES), cache: new ModelCache<Promise<ModelState>>() };
+        return getTrainingLoad({ store, pool, memo: models.memo, modeledMarkers: modeledMarkersFrom(models), modeledSeason: modeledSeasonFrom(models) })(request, call());
+      };
+      await load(inner);
+      counting.reset();
+      const rows = tableFromIPC((await load(counting.store)).data).toArray().map((row) => row.toJSON());
+      cold.push(counting.total());
+      const days = rows.filter((row) => Number(row.activities) > 0);
+      assert.is(days.length, size);
+      assert.ok(days.every((row) => Number(row.activities_without_load) === 0 && row.load > 0), 'every ride has a modeled load');
+    }
+    assert.is(cold[1], cold[0], `store calls at ${SIZES.join(' and ')} modeled dates: ${cold.join(', ')}`);
+  });
+
+  cost('the one-pass modeled season answers the very bytes of one model per date (the Parquet the endpoint sends)', async ({ inner, pool }) => {
+    const request = { user_id: 'user-10', sports: ['cycling'], start_date: '', end_date: '2024-06-30', format: 'PARQUET' as const };
+    const load = (perDate: boolean) => {
+      const models = { store: inner, pool, memo: new AnalysisMemo(ANALYSIS_MEMO_BYTES), cache: new ModelCache<Promise<ModelState>>() };
+      const season = perDate ? {} : { modeledSeason: modeledSeasonFrom(models) };
+      return getTrainingLoad({ store: inner, pool, memo: models.memo, modeledMarkers: modeledMarkersFrom(models), ...season })(request, call());
+    };
+    const [onePass, perDate] = [await load(false), await load(true)];
+    assert.ok(Buffer.from(onePass.data).equals(Buffer.from(perDate.data)), 'the same Parquet bytes');
   });
 
   return cost;

@@ -267,9 +267,9 @@ test('the AWD endpoints and segmented rows name their algorithm version in Thres
     await response.arrayBuffer();
     return response.headers.get('threshold-algorithm');
   };
-  assert.is(await header(`/api/v1/activities/${id}/accumulated-work-duration`), 'analysis/4', 'AWD bins are part of the analysis version');
-  assert.is(await header('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01'), 'analysis/4', 'AWD bins are part of the analysis version');
-  assert.is(await header('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01&format=json'), 'analysis/4', 'AWD bins are part of the analysis version');
+  assert.is(await header(`/api/v1/activities/${id}/accumulated-work-duration`), 'analysis/5', 'AWD bins are part of the analysis version');
+  assert.is(await header('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01'), 'analysis/5', 'AWD bins are part of the analysis version');
+  assert.is(await header('/api/v1/activities/longitudinal-accumulated-work-duration?sport=cycling&start=2000-01-01&format=json'), 'analysis/5', 'AWD bins are part of the analysis version');
   assert.is(await header(`/api/v1/activities/${id}/data?metrics=power&segmentation_on=power`), 'segments/3');
   assert.is(await header('/api/v1/activities/longitudinal-data?sport=cycling&start=2000-01-01&metrics=power&segmentation_on=speed'), 'segments/3');
   assert.is(await header(`/api/v1/activities/${id}/data?metrics=power`), null);

@@ -207,7 +207,7 @@ async function declare(api: JsonClient, sport: string, marker: string, metric: s
 async function loadRows(context: Context, query: string, token = context.athlete.token): Promise<any[]> {
   const response = await context.stack.get(`/api/v1/ext/training-load?${query}&format=json`, token);
   assert.is(response.status, 200, await response.clone().text());
-  assert.is(response.headers.get('threshold-algorithm'), 'training-load/1');
+  assert.is(response.headers.get('threshold-algorithm'), 'training-load/2');
   return (await response.json()) as any[];
 }
 
@@ -354,22 +354,91 @@ load('no threshold: the load is null with its reason, and the day counts the act
   assert.equal(rows, [{ date: FIRST_DAY, load: 0, fitness: 0, fatigue: 0, form: 0, activities: 1, activities_without_load: 1, activity_ids: source.activity_ids[0] }]);
 });
 
-load('without a declared threshold the map\'s modeled second_threshold on the local date is the threshold, as /profile/metabolic-map publishes it', async (context) => {
+load('without a declared threshold the map\'s modeled second_threshold on each local date is the threshold, as /profile/metabolic-map publishes it for that date', async (context) => {
   const { token } = await context.stack.userWithToken(['activities:read', 'activities:write', 'wellness:write']);
   await okJson(context.stack, 'POST', '/api/v1/dailies/body_mass', token, { date: FIRST_DAY, value: 70 });
+  // A second body mass later on: the dates between read interpolated values, each date its own.
+  await okJson(context.stack, 'POST', '/api/v1/dailies/body_mass', token, { date: addDays(FIRST_DAY, 9), value: 74 });
   const rides = season().filter((activity) => activity.power !== null && !activity.fit).slice(0, 6);
   const response = await upload(context.stack, token, rides.map((activity, i) => ({ name: `m${i}.csv`, bytes: csvOf(activity) })));
   const { sources } = (await response.json()) as { sources: { id: string }[] };
   const ids: string[] = [];
   for (const source of sources) ids.push((await settled(context.stack, token, source.id, 60_000)).activity_ids[0]!);
   const last = rides[rides.length - 1]!;
-  const date = addDays(FIRST_DAY, last.day);
-  const map = await okJson(context.stack, 'GET', `/api/v1/profile/metabolic-map/power?date=${date}&sport=cycling`, token);
-  const modeled = map.markers.second_threshold;
-  assert.is(modeled?.provenance, 'modeled', JSON.stringify(map));
-  const body = await okJson(context.stack, 'GET', `/api/v1/ext/activities/${ids[ids.length - 1]}/numbers`, token);
-  assert.equal(body.threshold, { marker: 'second_threshold', quantity: 'power', value: modeled.value, provenance: 'modeled' });
-  close(body.load, reference(last, modeled.value).load, 'load with the modeled threshold');
+  // The season first (every date modeled in one pass), then each date's map and the single activity.
+  const rows = await loadRows(context, `start=${FIRST_DAY}&end=${addDays(FIRST_DAY, last.day)}`, token);
+  const thresholds = new Set<number>();
+  for (const [i, ride] of rides.entries()) {
+    const date = addDays(FIRST_DAY, ride.day);
+    const map = await okJson(context.stack, 'GET', `/api/v1/profile/metabolic-map/power?date=${date}&sport=cycling`, token);
+    const modeled = map.markers.second_threshold;
+    assert.is(modeled?.provenance, 'modeled', `${date}: ${JSON.stringify(map)}`);
+    thresholds.add(modeled.value);
+    const row = rows.find((candidate) => candidate.date === date);
+    assert.is(row.activities_without_load, 0, date);
+    close(row.load, reference(ride, modeled.value).load, `${date} load with that date's modeled threshold`);
+    const body = await okJson(context.stack, 'GET', `/api/v1/ext/activities/${ids[i]}/numbers`, token);
+    assert.equal(body.threshold, { marker: 'second_threshold', quantity: 'power', value: modeled.value, provenance: 'modeled' });
+    close(body.load, reference(ride, modeled.value).load, `${date} activity load with the modeled threshold`);
+  }
+  assert.ok(thresholds.size > 1, `the windows differ, so do their thresholds: ${[...thresholds].join(', ')}`);
+});
+
+load('heart rates sampled twice a second: TRIMP, load and heart-rate zones use each second\'s exact mean (120.5 bpm stays 120.5), as the reference from the raw samples', async (context) => {
+  const { token } = await context.stack.userWithToken(['activities:read', 'activities:write', 'wellness:write']);
+  const api = jsonClient(context.stack, token);
+  await declare(api, 'cycling', 'second_threshold', 'heart_rate', THRESHOLD_HR, FIRST_DAY);
+  await declare(api, 'cycling', 'heart_rate_max', 'heart_rate', MAX_HR, FIRST_DAY);
+  await okJson(context.stack, 'POST', '/api/v1/dailies/resting_hr', token, { date: FIRST_DAY, value: RESTING_HR });
+  // 20 minutes at 2 Hz, whole-bpm samples whose pairs mostly average to a half, and a 3 s gap (held, not a pause).
+  const start = Date.parse(`${FIRST_DAY}T08:00:00Z`);
+  const t: number[] = [];
+  for (let k = 0; k < 2400; k++) if (!(k >= 1000 && k < 1006)) t.push(500 * k);
+  const heartRate = t.map((ms, i) => 100 + ((i * 7) % 83));
+  const lines = ['timestamp,sport,heart_rate', ...t.map((ms, i) => `${new Date(start + ms).toISOString()},cycling.road,${heartRate[i]}`)];
+  const response = await upload(context.stack, token, [{ name: 'half-seconds.csv', bytes: `${lines.join('\n')}\n` }]);
+  const { sources } = (await response.json()) as { sources: { id: string }[] };
+  const source = await settled(context.stack, token, sources[0]!.id, 60_000);
+  assert.is(source.status, 'processed', JSON.stringify(source.error));
+
+  // The reference: each sample holds until the next (at most 5 s; the last 1 s), each 1 s bin the
+  // time-weighted mean of what it holds; TRIMP and zones per bin, in recorded seconds.
+  const length = Math.ceil((t[t.length - 1]! + 1000) / 1000);
+  const weighted = new Array(length).fill(0);
+  const heldMs = new Array(length).fill(0);
+  t.forEach((ms, i) => {
+    const end = ms + (i + 1 < t.length ? Math.min(t[i + 1]! - ms, 5000) : 1000);
+    for (let from = ms; from < end;) {
+      const bin = Math.floor(from / 1000);
+      const to = Math.min(end, (bin + 1) * 1000);
+      weighted[bin] += heartRate[i]! * (to - from);
+      heldMs[bin] += to - from;
+      from = to;
+    }
+  });
+  const means = weighted.map((sum, k) => (heldMs[k] > 0 ? sum / heldMs[k] : null));
+  assert.ok(means.filter((mean) => mean !== null && !Number.isInteger(mean)).length > 600, 'most seconds average to a fractional heart rate');
+  let trimp = 0;
+  means.forEach((mean, k) => {
+    if (mean === null) return;
+    const x = Math.min(1, Math.max(0, (mean - RESTING_HR) / (MAX_HR - RESTING_HR)));
+    trimp += (heldMs[k] / 60_000) * x * Math.exp(1.92 * x);
+  });
+  const xt = (THRESHOLD_HR - RESTING_HR) / (MAX_HR - RESTING_HR);
+
+  const body = await okJson(context.stack, 'GET', `/api/v1/ext/activities/${source.activity_ids[0]}/numbers`, token);
+  assert.is(body.intensity_quantity, 'heart_rate');
+  close(body.trimp, trimp, 'TRIMP from the exact means', 1e-12);
+  close(body.load, (100 * trimp) / (60 * xt * Math.exp(1.92 * xt)), 'heart-rate load', 1e-12);
+  const zones = body.zones.find((entry: any) => entry.quantity === 'heart_rate');
+  assert.is(zones.zone_system, 'olt_i_scale');
+  for (const zone of zones.zones) {
+    let ms = 0;
+    means.forEach((mean, k) => {
+      if (mean !== null && mean >= zone.lower && (zone.upper === null || mean < zone.upper)) ms += heldMs[k];
+    });
+    assert.is(zone.duration_s, ms / 1000, `zone ${zone.name} [${zone.lower}, ${zone.upper})`);
+  }
 });
 
 load('another user\'s token sees nothing: no rows of theirs, and their activity is not found', async (context) => {
