@@ -3,7 +3,8 @@
  * (1280×800) and phone (390×844) size: a person with declared thresholds uploads a real ride with power and
  * GPS (fit-file-parser/road-with-power.fit) and a real run (python-fitparse/2013-02-06-12-11-14.fit), opens
  * each, and sees the load, weighted power or pace and zones the numbers endpoint answers, the route drawn as
- * an SVG track with nothing fetched from another origin, and no page wider than the phone. Screenshots:
+ * an SVG track with nothing fetched from another origin, and no page wider than the phone; without a threshold the
+ * load is a dash and the reason links the settings. Screenshots:
  * test-artifacts/screenshots/activity-*.png (copies in docs/screens/). The same page over HTTP:
  * test/gateway/activity-numbers-page.test.ts.
  */
@@ -103,6 +104,30 @@ numbers('shows a ride\'s and a run\'s numbers, zones and route as the API answer
       await page.setViewportSize({ width: 1280, height: 800 });
     }
     assert.equal(foreign, [], 'nothing is fetched from another origin (no map tiles)');
+  } finally {
+    await context.close();
+  }
+});
+
+numbers('says why a ride has no load, with the link to the settings, at phone size', async ({ stack, browser }) => {
+  const email = `no-load-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const user = await createUser(stack.store, { email, password: PASSWORD, first_name: 'Bea' });
+  const { token } = await stack.userWithToken(['activities:read', 'activities:write'], { userId: user.id });
+  const ride = (await uploadProcessed(stack, token, 'road-with-power.fit', fs.readFileSync(RIDE), 120_000)).activity_ids[0]!;
+  const body = await okJson(stack, 'GET', `/api/v1/ext/activities/${ride}/numbers`, token);
+  assert.is(body.load_problem?.code, 'no_threshold');
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  try {
+    await signInWithPassword(page, stack.baseUrl, email, PASSWORD);
+    await page.goto(`${stack.baseUrl}/training/activities/${ride}`);
+    assert.is(await statText(page, 'Load'), '–');
+    const link = page.locator('.load-problem a');
+    assert.ok(await link.isVisible(), 'the way to the settings is shown');
+    assert.is(await link.getAttribute('href'), '/training/settings');
+    const widths = await page.evaluate<{ document: number; viewport: number }>('({ document: document.documentElement.scrollWidth, viewport: window.innerWidth })');
+    assert.ok(widths.document <= widths.viewport, `the page is ${widths.document}px wide in a ${widths.viewport}px viewport`);
+    await page.locator('section[aria-labelledby="numbers"]').screenshot({ path: path.join(ARTIFACTS, 'activity-no-load-phone.png') });
   } finally {
     await context.close();
   }

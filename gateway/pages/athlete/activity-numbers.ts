@@ -105,7 +105,7 @@ export function numbersPanel(view: NumbersView): Html {
   }
   return html`<section class="panel" aria-labelledby="numbers"><div class="panel-head"><h2 id="numbers">Training numbers</h2><span class="muted">as <code>/api/v1/ext/activities/${numbers.activity_id}/numbers</code> answers</span></div>
 <div class="stats">${stats}</div>
-${numbers.load_problem ? html`<p class="load-problem" role="note" data-code="${numbers.load_problem.code}">${loadProblemText(numbers)} <a href="${SETTINGS_PATH}">Set your thresholds and heart rates in settings →</a></p>` : null}
+${numbers.load_problem ? html`<p class="load-problem" role="note" data-code="${numbers.load_problem.code}">${loadProblemText(numbers)}${numbers.load_problem.code === 'no_intensity' ? null : html` <a href="${SETTINGS_PATH}">Set your thresholds and heart rates in settings →</a>`}</p>` : null}
 </section>`;
 }
 
