@@ -182,7 +182,7 @@ page('draws the route from the GPS fixes: each vertex a projected fix in order, 
   assert.ok(Math.abs(kx / ky - Math.cos((meanLatitude * Math.PI) / 180)) < 1e-12, 'equirectangular with cos(mean latitude)');
   assert.is(Number(/data-fixes="(\d+)"/.exec(svg)![1]), fixes.length);
   const project = (lat: number, lon: number): [number, number] => [x0 + kx * lon, y0 - ky * lat];
-  const d = /<path class="track" d="([^"]+)"/.exec(html)![1]!;
+  const d = /<path id="route-line" class="track" d="([^"]+)"/.exec(html)![1]!;
   const parts = subpaths(d);
   assert.is(parts.length, 2, 'the tunnel breaks the line once');
   const vertices = parts.flat();

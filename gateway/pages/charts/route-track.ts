@@ -6,7 +6,7 @@
  * up, and simplified (Douglas–Peucker, Ramer 1972 / Douglas & Peucker 1973, tolerance raised until at most
  * MAX_ROUTE_POINTS vertices remain) so a day-long ride still makes a small page. Every vertex drawn is a
  * projected fix, the first and last fixes always among them; a gap in the fixes (a tunnel, a lost signal)
- * starts a new subpath. Not handled: a route crossing the ±180° meridian is drawn the long way round.
+ * starts a new subpath. The finish is drawn under the start, so a loop shows both. Not handled: a route crossing the ±180° meridian is drawn the long way round.
  * Kept honest by test/gateway/route-track.test.ts and test/gateway/activity-numbers-page.test.ts.
  */
 import { html, type Html } from '../html.js';
@@ -141,7 +141,8 @@ export function projectRoute(latitude: ArrayLike<number>, longitude: ArrayLike<n
       start = k;
     }
   }
-  let tolerance = 0.25;
+  // Half a unit of a 1,000-unit drawing: under a screen pixel at any size the page shows it.
+  let tolerance = 0.5;
   let keep = new Uint8Array(kept.length);
   for (;;) {
     keep = new Uint8Array(kept.length);
@@ -190,10 +191,10 @@ export function routeFigure(latitude: ArrayLike<number>, longitude: ArrayLike<nu
   const vertices = segments.reduce((sum, points) => sum + points.length, 0);
   return html`<figure class="route"><svg class="route-track" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="Route from GPS, north up, start and finish marked" data-projection="${[projection.x0, projection.kx, projection.y0, projection.ky].join(' ')}" data-vertices="${vertices}" data-fixes="${route.fixes}">
 <rect x="0" y="0" width="${WIDTH}" height="${height}" fill="#f8fafc" rx="8"/>
-<path class="track" d="${d}" fill="none" stroke="#ffffff" stroke-width="9" stroke-linejoin="round" stroke-linecap="round"/>
-<path class="track" d="${d}" fill="none" stroke="#2563eb" stroke-width="4.5" stroke-linejoin="round" stroke-linecap="round"/>
-<circle class="start" cx="${px(first[0])}" cy="${px(first[1])}" r="11" fill="#16a34a" stroke="#fff" stroke-width="3"><title>Start</title></circle>
-<rect class="finish" x="${px(last[0] - 10)}" y="${px(last[1] - 10)}" width="20" height="20" fill="#111827" stroke="#fff" stroke-width="3"><title>Finish</title></rect>
+<defs><path id="route-line" class="track" d="${d}" fill="none" stroke-linejoin="round" stroke-linecap="round"/></defs>
+<use href="#route-line" stroke="#ffffff" stroke-width="9"/><use href="#route-line" stroke="#2563eb" stroke-width="4.5"/>
+<rect class="finish" x="${px(last[0] - 18)}" y="${px(last[1] - 18)}" width="36" height="36" fill="#111827" stroke="#fff" stroke-width="3"><title>Finish</title></rect>
+<circle class="start" cx="${px(first[0])}" cy="${px(first[1])}" r="13" fill="#16a34a" stroke="#fff" stroke-width="4"><title>Start</title></circle>
 <line class="scale" x1="${PAD}" x2="${px(PAD + barUnits)}" y1="${height - PAD / 2}" y2="${height - PAD / 2}" stroke="#334155" stroke-width="4"/>
 </svg><figcaption class="muted"><span class="key start-key" aria-hidden="true"></span>Start · <span class="key finish-key" aria-hidden="true"></span>Finish · north up · the bar at the bottom left is ${distanceText(bar)}</figcaption></figure>`;
 }
