@@ -4,8 +4,9 @@
  * gateway's own file):
  *
  *   GET  /training                         activities, newest first, filtered and paged
- *   GET  /training/activities/:id          one activity: summary, series over time, mean-max, laps, and the
- *                                          corrections form (its posts: routes/activity-correction-pages.ts)
+ *   GET  /training/activities/:id          one activity: summary, training numbers, time in zones (?zone_system),
+ *                                          route, series over time, mean-max, laps, and the corrections form
+ *                                          (its posts: routes/activity-correction-pages.ts)
  *   GET  /training/season                  longitudinal mean-max (with `after` states), model and map
  *   GET  /training/upload                  drop zone / file form and recent uploads
  *   POST /training/upload                  acceptSource per file → 303 (form) or 202 JSON (script)
@@ -22,6 +23,7 @@ import type { Context, Middleware } from 'koa';
 import type { SessionRecord } from '../../storage/store.js';
 import { canonicalSport } from '../../domain/sport.js';
 import { parseDate } from '../../domain/time.js';
+import { ZONE_SYSTEM_NAMES } from '../../engine/contract.js';
 import { Sessions } from '../auth/sessions.js';
 import { engineCallOptions } from '../client-gone.js';
 import type { GatewayDeps } from '../deps.js';
@@ -44,6 +46,7 @@ import { paceCap, usesPace } from '../pages/charts/pace.js';
 import { presentSource } from '../presenters/source.js';
 import { activityDetails, ownActivity, personalPrincipal } from '../services/activities.js';
 import { activityListJson } from '../services/activity-listing.js';
+import { activityNumbers } from '../services/activity-numbers.js';
 import { activityMeanMax, activitySeries } from '../services/analyses.js';
 import { userSports, userTags } from '../services/profile-listings.js';
 import { listSources, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
@@ -117,11 +120,20 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
     const record = await ownActivity(deps, id, user.id);
     const options = engineCallOptions(ctx);
     const curveMetric = record.metrics.includes('power') ? 'power' : record.metrics.includes('speed') ? 'speed' : null;
-    const [details, seriesTable, curve] = await Promise.all([
+    // An unknown zone system is left out (each quantity's default), as the list leaves out a bad filter.
+    const zoneSystem = ZONE_SYSTEM_NAMES.find((system) => system === queryValue(ctx, 'zone_system')) ?? null;
+    const [details, seriesTable, curve, numbers] = await Promise.all([
       activityDetails(deps, record, personalPrincipal(user.id)),
-      activitySeries(deps, user.id, record.id, { metrics: PANELS.map((panel) => panel.metric) }, 'ARROW_IPC', options).then(readTable),
+      activitySeries(deps, user.id, record.id, { metrics: [...PANELS.map((panel) => panel.metric), 'latitude', 'longitude'] }, 'ARROW_IPC', options).then(readTable),
       curveMetric ? activityMeanMax(deps, user.id, record.id, { metric: curveMetric, durations: 'all' }, 'ARROW_IPC', options).then(tableOf) : null,
+      // Numbers the engine cannot give (an activity without a stored series) leave the block out, not the page.
+      activityNumbers(deps, user.id, record.id, zoneSystem, options).catch((error: unknown) => {
+        if (error instanceof HttpError && error.status < 500 && !(error instanceof NotFoundError)) return null;
+        throw error;
+      }),
     ]);
+    const latitude = numberColumn(seriesTable, 'latitude');
+    const longitude = numberColumn(seriesTable, 'longitude');
     const timestamps = numberColumn(seriesTable, 'timestamp');
     let series = null;
     if (timestamps && timestamps.length > 1) {
@@ -144,6 +156,7 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
       activity: details as unknown as ActivityDetailsView,
       series,
       meanMax: curve && curveMetric ? { metric: curveMetric, points: points(curve, curveMetric) } : null,
+      numbers: numbers && { numbers: numbers.body, zoneSystem, route: latitude && longitude ? { latitude, longitude } : null },
       notes: record.notes ?? null,
       corrections: correctionsForm(record, session.csrf_token),
       notice: queryValue(ctx, 'notice') === 'saved' ? 'Saved.' : null,

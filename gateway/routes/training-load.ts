@@ -23,7 +23,8 @@ import { engineCallOptions } from '../client-gone.js';
 import type { GatewayDeps } from '../deps.js';
 import { PARQUET_MEDIA_TYPE, sendParquet } from '../presenters/parquet.js';
 import type { RouteTable } from '../route-table.js';
-import { named } from '../schemas/components.js';
+import { ActivityNumbersBody } from '../presenters/activity-numbers.js';
+import { activityNumbers } from '../services/activity-numbers.js';
 import { rangeParameters, requestedRange, requestedSports, sportParameters } from '../schemas/activity-filters.js';
 import { queryString } from '../schemas/query.js';
 import { loadRowsOf, trainingLoadTable } from '../services/training-load.js';
@@ -40,40 +41,6 @@ const NumbersQuery = z.object({
   zone_system: queryString(z.enum(ZONE_SYSTEM_NAMES)).optional()
     .describe('The zone system of every quantity; default seven_zone for power and speed, olt_i_scale for heart rate'),
 });
-
-const ZoneTime = z.object({
-  name: z.string(),
-  label: z.string(),
-  lower: z.number(),
-  upper: z.number().nullable(),
-  duration_s: z.number().describe('Recorded seconds (pauses excluded) in [lower, upper)'),
-});
-
-const ActivityNumbers = named('ActivityNumbers', z.object({
-  activity_id: z.string(),
-  sport: z.string(),
-  local_date: z.string(),
-  recorded_time_s: z.number().describe('Seconds of the canonical 1 s series (pauses up to 60 min included)'),
-  moving_time_s: z.number().describe('Recorded time excluding pauses (gaps longer than the 5 s hold cap), s'),
-  work_kj: z.number().nullable().describe('kJ; null without power'),
-  intensity_quantity: z.enum(['', 'power', 'speed', 'heart_rate']).describe('What the load is computed from; empty when the activity has no signal'),
-  weighted_intensity: z.number().nullable().describe('Fourth root of the mean fourth power of the 30 s rolling mean, W or m/s'),
-  intensity_factor: z.number().nullable(),
-  load: z.number().nullable().describe('100 × recorded hours × intensity_factor² (heart rate: scaled TRIMP); null with load_problem'),
-  trimp: z.number().nullable().describe("Banister's TRIMP, heart-rate loads only"),
-  threshold: z.object({ marker: z.string(), quantity: z.string(), value: z.number(), provenance: z.string() }).nullable()
-    .describe("The metabolic map's second_threshold on the local date and its provenance"),
-  resting_hr: z.number().nullable(),
-  heart_rate_max: z.number().nullable(),
-  load_problem: z.object({ code: z.string(), detail: z.string() }).nullable()
-    .describe('Why load is null: no_intensity, no_threshold, no_heart_rate_max or no_resting_hr'),
-  zones: z.array(z.object({
-    quantity: z.string(),
-    zone_system: z.string(),
-    zones: z.array(ZoneTime),
-    problem: z.object({ code: z.string(), detail: z.string() }).nullable().describe('Why there are no zones (as /profile/zones answers)'),
-  })),
-}));
 
 export function trainingLoadRoutes(table: RouteTable, deps: GatewayDeps): void {
   table.add(
@@ -104,42 +71,15 @@ export function trainingLoadRoutes(table: RouteTable, deps: GatewayDeps): void {
       summary: 'Moving time, work, weighted intensity, intensity factor, load (with its threshold) and time in zones of one activity (ANALYTICS.md §10)',
       auth: 'bearer', scope: 'activities:read', params: ActivityParams, query: NumbersQuery,
       responses: {
-        200: { description: `The numbers; header Threshold-Algorithm: ${TRAINING_LOAD_ALGORITHM}`, schema: ActivityNumbers },
+        200: { description: `The numbers; header Threshold-Algorithm: ${TRAINING_LOAD_ALGORITHM}`, schema: ActivityNumbersBody },
         404: { description: 'Unknown activity' },
       },
     },
     async function getActivityNumbers(ctx) {
       const input = ctx.state.input as z.output<typeof NumbersQuery> & z.output<typeof ActivityParams>;
-      const numbers = await deps.engine.activityNumbers(
-        { user_id: ctx.state.auth.userId, activity_id: input.activity_id, zone_system: input.zone_system ?? '' },
-        engineCallOptions(ctx),
-      );
+      const numbers = await activityNumbers(deps, ctx.state.auth.userId, input.activity_id, input.zone_system ?? null, engineCallOptions(ctx));
       ctx.set('Threshold-Algorithm', numbers.algorithm);
-      ctx.body = {
-        activity_id: numbers.activity_id,
-        sport: numbers.sport,
-        local_date: numbers.local_date,
-        recorded_time_s: numbers.recorded_time_s,
-        moving_time_s: numbers.moving_time_s,
-        work_kj: numbers.work_kj,
-        intensity_quantity: numbers.intensity_quantity,
-        weighted_intensity: numbers.weighted_intensity,
-        intensity_factor: numbers.intensity_factor,
-        load: numbers.load,
-        trimp: numbers.trimp,
-        threshold: numbers.threshold === null ? null : {
-          marker: numbers.threshold.marker, quantity: numbers.threshold.quantity, value: numbers.threshold.value, provenance: numbers.threshold.provenance,
-        },
-        resting_hr: numbers.resting_hr,
-        heart_rate_max: numbers.heart_rate_max,
-        load_problem: numbers.load_problem === '' ? null : { code: numbers.load_problem, detail: numbers.load_problem_detail },
-        zones: numbers.zones.map((entry) => ({
-          quantity: entry.quantity,
-          zone_system: entry.zone_system,
-          zones: entry.zones.map((zone) => ({ name: zone.name, label: zone.label, lower: zone.lower, upper: zone.upper, duration_s: zone.duration_s })),
-          problem: entry.problem === null ? null : { code: entry.problem.code, detail: entry.problem.detail },
-        })),
-      };
+      ctx.body = numbers.body;
     },
   );
 }

@@ -3,7 +3,9 @@
  * rate / speed / altitude / cadence over a shared time axis, its mean-max curve on a log duration axis with
  * the peaks at 5 s, 1 min, 5 min, 20 min and 1 h, and its laps (when there are two or more). A foot sport's speed is pace (min:ss per km,
  * charts/pace.ts) everywhere on the page: summary, laps, chart axis and read-out, mean-max. Everything is the API's: the details as
- * `GET /activities/{id}` presents them, the series and curve as the engine answers `/data` and `/mean-max`. Below,
+ * `GET /activities/{id}` presents them, the series and curve as the engine answers `/data` and `/mean-max`, the
+ * training numbers, time in zones and GPS route as `/ext/activities/{id}/numbers` and `/data` answer them
+ * (activity-numbers.ts). Below,
  * the athlete's notes and the form correcting sport, tags and notes or deleting the activity (activity-corrections.ts).
  * Pure renderer for routes/athlete-pages.ts.
  */
@@ -15,6 +17,7 @@ import { paceCap, paceOf, paceOfSpeed, paceText, usesPace } from '../charts/pace
 import { timeSeriesFigure, type SeriesPanel } from '../charts/time-series.js';
 import { athletePage, clockOf, kmh, localParts, oneDecimal, secondsOf, sportName, stat, whole } from './frame.js';
 import { CORRECTIONS_STYLE, correctionsPanel, type CorrectionsForm } from './activity-corrections.js';
+import { NUMBERS_STYLE, numbersSection, type NumbersView } from './activity-numbers.js';
 
 type Blocks = Record<string, Record<string, number | null> | undefined>;
 
@@ -37,6 +40,8 @@ export interface ActivityView {
   activity: ActivityDetailsView;
   series: { elapsed: Float64Array; duration: number; panels: SeriesPanel[] } | null;
   meanMax: { metric: 'power' | 'speed'; points: { duration: number; value: number }[] } | null;
+  /** The numbers endpoint's answer and the GPS fixes; absent on a page that shows none. */
+  numbers?: NumbersView | null;
   /** The athlete's notes (not in the API's details) and the corrections form; absent on a page that offers none. */
   notes?: string | null;
   corrections?: CorrectionsForm | null;
@@ -135,11 +140,12 @@ export function activityPage(view: ActivityView): PageOptions {
 ${activity.tags.length > 0 ? html`<p>${activity.tags.map((tag) => html`<span class="chip">${tag}</span>`)}</p>` : null}${view.notes ? html`<p class="notes">${view.notes}</p>` : null}</div></div>
 ${view.notice ? html`<p class="notice success" role="status">${view.notice}</p>` : null}
 <section class="panel" aria-label="Summary"><div class="stats">${summaryStats(activity)}</div></section>
+${view.numbers ? numbersSection(view.numbers) : null}
 ${view.series && view.series.panels.length > 0
   ? html`<section class="panel" aria-labelledby="over-time"><div class="panel-head"><h2 id="over-time">Over time</h2><span class="muted">band: range within each pixel · line: average</span></div>${timeSeriesFigure(view.series.elapsed, view.series.duration, view.series.panels)}</section>`
   : null}
 ${meanMaxPanel(view)}
 ${lapsTable(activity)}
 ${view.corrections ? correctionsPanel(view.corrections) : null}`;
-  return athletePage({ title: `${title}, ${when.day}`, current: 'activities', body, style: CORRECTIONS_STYLE });
+  return athletePage({ title: `${title}, ${when.day}`, current: 'activities', body, style: CORRECTIONS_STYLE + NUMBERS_STYLE });
 }
