@@ -299,7 +299,7 @@ export interface Store extends Collections {
    * The same store (same data, same connection, same `close`) with its writes committed in groups: writes
    * issued together share one synced transaction, each in a savepoint of its own, each acknowledged only
    * once committed (sqlite/write-groups.ts). For a process's background writers, whose writes arrive
-   * together (the engine's jobs and webhook rounds). Embedded store only: MongoDB has none.
+   * together (the engine's jobs). Embedded store only: MongoDB has none.
    */
   withGroupCommit?(options: GroupCommit): Store;
 }

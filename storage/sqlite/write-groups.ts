@@ -19,7 +19,7 @@ export interface GroupCommit {
 }
 
 /**
- * A service process's background writers (the engine's jobs and webhook rounds, engine/server.ts): a short
+ * A service process's background writers (the engine's jobs, engine/server.ts): a short
  * wait, since a commit blocks the event loop for its sync and what arrives meanwhile joins the next group.
  */
 export const BACKGROUND_GROUP_COMMIT: GroupCommit = { maxWrites: 64, maxDelayMs: 2 };

@@ -1,7 +1,7 @@
 /**
  * The engine's background writers share group commits (engine/server.ts, store.withGroupCommit): a provider
- * backfill's stored files, its ingest jobs' results, the job queue and the webhook rounds all write through
- * the store's group-commit view, as `threshold import` does, while calls keep writing directly. Against the
+ * backfill's stored files, its ingest jobs' results and the job queue all write through the store's
+ * group-commit view, as `threshold import` does, while calls keep writing directly. Against the
  * intervals.icu stand-in on the real stack over a store that counts its calls (the view's as `grouped.…`).
  * That grouped writes share one synced commit is test/storage/sqlite-group-commit.test.ts's.
  */
