@@ -17,6 +17,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { loadSync, type PackageDefinition } from '@grpc/proto-loader';
 import type { Logger } from '../domain/logger.js';
 import type { Store } from '../storage/store.js';
+import { BACKGROUND_GROUP_COMMIT } from '../storage/sqlite/write-groups.js';
 import { authenticate } from './authenticate.js';
 import type { EngineConfig } from './config.js';
 import { wrapServerStream, wrapUnary } from './errors.js';
@@ -116,14 +117,20 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   const integrations: ConnectionDeps = {
     store, adapters, key: Object.keys(adapters).length > 0 ? resolveIntegrationKey(config) : null, wake: () => wakeJobs(),
   };
+  // Background writers (jobs and their handlers) write together: on the embedded store their writes share
+  // synced commits (group commit, each acknowledged once committed); calls write directly. Not the webhook
+  // dispatcher: each of its rounds is one batch already, and waiting for a group only delays its chains
+  // (bench/webhooks: the delay from a change to its first attempt went from 14 ms to 1.3 s at p50).
+  const background = store.withGroupCommit?.(BACKGROUND_GROUP_COMMIT) ?? store;
+  const backgroundIntegrations = { ...integrations, store: background };
   let events: Dispatcher | null = null;
   const analysisDeps = { store, pool, logger: logger.child({ component: 'analysis-backfill' }), ...(options.analysisVersion !== undefined && { version: options.analysisVersion }) };
   const wakeEvents = () => events?.wake();
   const jobHandlers = {
-    [INGEST_JOB]: ingestJobHandler({ store, pool, wakeEvents }),
-    [BACKFILL_JOB]: backfillJobHandler({ ...integrations, logger: logger.child({ component: 'backfill' }) }),
-    [PUSH_JOB]: pushJobHandler(integrations),
-    [POLL_JOB]: pollJobHandler({ ...integrations, intervalMs: config.integrationPollMs }),
+    [INGEST_JOB]: ingestJobHandler({ store: background, pool, wakeEvents }),
+    [BACKFILL_JOB]: backfillJobHandler({ ...backgroundIntegrations, logger: logger.child({ component: 'backfill' }) }),
+    [PUSH_JOB]: pushJobHandler(backgroundIntegrations),
+    [POLL_JOB]: pollJobHandler({ ...backgroundIntegrations, intervalMs: config.integrationPollMs }),
     [ANALYSIS_PLAN_JOB]: analysisPlanHandler(analysisDeps),
     [ANALYSIS_BATCH_JOB]: analysisBatchHandler(analysisDeps),
     [DELETE_USER_JOB]: deleteUserJobHandler({ store, logger: logger.child({ component: 'user-deletion' }) }),
@@ -182,7 +189,7 @@ export async function startEngine(options: StartEngineOptions): Promise<RunningE
   // engines share, and one pass bringing analysis caches to the current version.
   const jobs = config.jobs
     ? startJobRunner({
-        store,
+        store: background,
         logger: logger.child({ component: 'jobs' }),
         handlers: jobHandlers,
         concurrency: config.jobConcurrency,

@@ -73,6 +73,9 @@ export function withListingStamps(store: Store): Store {
     await store.batch(ops);
     await bump(store, batchUsers(ops));
   };
+  // The engine's background writers (ingest, backfill) write through this view: it must stamp as well.
+  const grouped = store.withGroupCommit?.bind(store);
+  if (grouped) wrapped.withGroupCommit = (options) => withListingStamps(grouped(options));
   STAMPING.add(wrapped);
   return wrapped;
 }

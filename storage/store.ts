@@ -32,6 +32,7 @@ import type {
   TeamMemberRecord, TeamRecord, TestRecord, TraceRecord, UserRecord, WorkoutRecord,
 } from './records.js';
 import type { ListingStampRecord, PortalSessionRecord, ProviderAuthorizationRecord, ProviderBudgetRecord, RateLimitRecord } from './records.js';
+import type { GroupCommit } from './sqlite/write-groups.js';
 
 export type * from './records.js';
 
@@ -294,6 +295,14 @@ export interface Store extends Collections {
   /** Resolves when the backend answers; rejects otherwise. Used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+
+  /**
+   * The same store (same data, same connection, same `close`) with its writes committed in groups: writes
+   * issued together share one synced transaction, each in a savepoint of its own, each acknowledged only
+   * once committed (sqlite/write-groups.ts). For a process's background writers, whose writes arrive
+   * together (the engine's jobs). Embedded store only: MongoDB has none.
+   */
+  withGroupCommit?(options: GroupCommit): Store;
 }
 
 /** Thrown by `insert` when the id or a unique index collides. */

@@ -11,11 +11,16 @@
  *
  * Work goes in rounds, one loop per process, and each round writes one batch however many deliveries are
  * in flight (an embedded store syncs every write to disk, tens of milliseconds on a busy machine): the
- * outcomes of finished attempts, the claim of each finished queue's next delivery, the claims of other
- * ready queue heads; then their attempts start, at most `concurrency` at once and one per queue.
+ * outcomes of finished attempts, the claims of the queues to work next, the release of claims a chain
+ * stopped before. A queue is claimed as a chain: its next CLAIM_BATCH pending deliveries in one go (one
+ * read, one batch), then attempted one after another, at most `concurrency` chains at once. Each attempt
+ * after the first waits until the round that wrote the previous one's outcome committed, so a SIGKILL
+ * between a POST and its record re-delivers that event and nothing after it (never an earlier event after
+ * a later one), while the outcomes of all chains share that one commit. A chain stops at a failed attempt
+ * (its queue waits for the retry), when half its lease has passed, or at close, and releases the rest.
  * Deliveries waiting behind their queue's head are parked (`next_attempt_at: null`) so a failing
- * endpoint's backlog never crowds other queues out of a round; the round that finishes a head claims the
- * next delivery of its queue whether parked or not, and a sweep makes anything parked longer than
+ * endpoint's backlog never crowds other queues out of a round; the round that finishes a chain claims the
+ * next deliveries of its queue whether parked or not, and a sweep makes anything parked longer than
  * PARK_SWEEP_MS due again (for a process that died holding a head).
  *
  * Retries: exponential backoff with jitter, `retryBaseMs · 2^(attempt−1) · [0.5, 1.5)`, at most
@@ -76,6 +81,14 @@ interface Settlement {
   delivery: EventDeliveryRecord;
   set: Partial<EventDeliveryRecord>;
   attempt: EventAttemptRecord | null;
+  /** Called once the round that wrote this outcome committed. */
+  recorded?: () => void;
+}
+
+/** A chain that stopped: its queue leaves this process's flight; `after`, when it ran out with a final outcome, goes on past that delivery. */
+interface ChainEnd {
+  queue: string;
+  after: EventDeliveryRecord | null;
 }
 
 interface Receiver {
@@ -84,18 +97,27 @@ interface Receiver {
   scopes: ReadonlySet<string>;
 }
 
+/** Deliveries of one queue claimed together and attempted one after another (see the header). */
+export const CLAIM_BATCH = 32;
+
 export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, logger } = options;
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const agents = keepAliveAgents(options.concurrency);
   const stop = new AbortController();
-  /** Queue → its attempt, from the claim until the outcome is written. */
+  const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+  /** Queue → its chain, from the claim until the round after the chain stopped. */
   const inFlight = new Map<string, Promise<void>>();
   const settled: Settlement[] = [];
+  /** Claimed here and not attempted: given back by the next round. */
+  const releases: EventDeliveryRecord[] = [];
+  const ended: ChainEnd[] = [];
   const receivers = new Map<string, { at: number; value: Promise<Receiver | null> }>();
   let woken = false;
   let wakeUp: (() => void) | null = null;
   let lastHousekeeping = 0;
+  /** When a round last looked for ready queues (claimHeads), epoch milliseconds. */
+  let lastLook = 0;
 
   const wake = () => {
     woken = true;
@@ -131,32 +153,38 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       // Attempts in flight wake the loop when they end; otherwise sleep until the next retry is due.
       await idle(inFlight.size > 0 ? options.pollMs : await untilNextDue());
     }
-    // Closing: let attempts in flight end, and write their outcomes (a round claims nothing once stopped).
+    // Closing: chains stop after their attempt under way; their outcomes and releases are written (a round claims nothing once stopped).
     await Promise.allSettled([...inFlight.values()]);
     await round().catch((error: unknown) => logger.error({ err: error }, 'webhooks: writing outcomes at close failed'));
   }
 
   /**
-   * One round; answers whether it did anything (then another follows at once). Everything it changes goes
-   * in one batch: the outcomes of finished attempts (and their log records), the claim of each finished
-   * queue's next delivery (chained, parked or not), the claims of other ready queue heads, and the parking
-   * of candidates that wait behind their queue's head.
+   * One round; answers whether it did anything (then another follows). Everything it changes goes in one
+   * batch: the outcomes of finished attempts (and their log records), the release of claims chains did not
+   * use, the claims of the next deliveries of each queue whose chain ran out (parked or not), the claims of
+   * other ready queues, and the parking of candidates that wait behind their queue's head.
    */
   async function round(): Promise<boolean> {
     let busy = false;
     while ((await publishPending(store)) > 0) busy = true;
     const finished = settled.splice(0);
+    const given = releases.splice(0);
+    const ends = ended.splice(0);
     const now = Date.now();
     const claimRound = newId();
     const ops: BatchOp[] = [];
-    const claims: string[] = [];
-    const claimOp = (delivery: EventDeliveryRecord, due: boolean): void => {
-      claims.push(delivery.id);
-      ops.push({
-        collection: 'event_deliveries',
-        update: { id: delivery.id, status: 'pending', $or: [{ lease_until: null }, { lease_until: { $lt: now } }] },
-        change: { set: { lease_owner: owner, lease_until: now + options.leaseMs, claim: claimRound, ...(due && { next_attempt_at: now }) } },
-      });
+    /** Queue → the deliveries claimed for its chain, in `seq` order. */
+    const claims = new Map<string, EventDeliveryRecord[]>();
+    const claimChain = (line: EventDeliveryRecord[]): void => {
+      claims.set(line[0]!.queue, line);
+      for (const delivery of line) {
+        ops.push({
+          collection: 'event_deliveries',
+          update: { id: delivery.id, status: 'pending', $or: [{ lease_until: null }, { lease_until: { $lt: now } }] },
+          // Due (parked ones too): if the claim lapses or is given back, they are found again at once.
+          change: { set: { lease_owner: owner, lease_until: now + options.leaseMs, claim: claimRound, next_attempt_at: now } },
+        });
+      }
     };
     for (const { delivery, set, attempt } of finished) {
       ops.push({
@@ -166,36 +194,58 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       });
       if (attempt) ops.push({ collection: 'event_attempts', insert: attempt });
     }
-    // A queue whose head became final goes on with its next delivery at once.
-    for (const { delivery, set } of finished) {
-      if (set.status === 'pending' || stop.signal.aborted) continue;
-      const next = await store.event_deliveries.findOne({ queue: delivery.queue, status: 'pending', seq: { $gt: delivery.seq } }, { sort: { seq: 1 } });
-      if (next && (next.next_attempt_at === null || next.next_attempt_at <= now)) claimOp(next, true);
+    for (const delivery of given) {
+      ops.push({
+        collection: 'event_deliveries',
+        update: { id: delivery.id, lease_owner: owner, claim: delivery.claim },
+        change: { set: { lease_owner: null, lease_until: null, claim: null, updated_at: now } },
+      });
+    }
+    // A queue whose chain ran out with a final outcome goes on with its next deliveries at once.
+    for (const { after } of ends) {
+      if (after === null || stop.signal.aborted) continue;
+      const line = await store.event_deliveries.find({ queue: after.queue, status: 'pending', seq: { $gt: after.seq } }, { sort: { seq: 1 }, limit: CLAIM_BATCH });
+      if (line.length > 0 && (line[0]!.next_attempt_at === null || line[0]!.next_attempt_at <= now)) claimChain(line);
     }
     // Looking for other queues costs a query of many deliveries: only for a fair share of free room, or
-    // when nothing is in flight.
-    const room = options.concurrency - inFlight.size + finished.length - claims.length;
-    const worthIt = room >= Math.max(1, Math.floor(options.concurrency / 8)) || inFlight.size - finished.length + claims.length === 0;
-    if (room > 0 && worthIt && !stop.signal.aborted) await claimHeads(room, now, claimOp, ops);
-    if (ops.length === 0) return busy;
-    try {
-      await store.batch(ops);
-    } catch (error) {
-      settled.unshift(...finished); // written next round; the leases keep the deliveries ours meanwhile
-      throw error;
+    // when nothing is in flight; and only when something may have changed since the last look (events
+    // published, chains ended, claims given back) or pollMs after it (retries falling due, other processes).
+    const flying = inFlight.size - ends.length + claims.size;
+    const room = options.concurrency - flying;
+    const worthIt = room >= Math.max(1, Math.floor(options.concurrency / 8)) || flying === 0;
+    const news = busy || ends.length > 0 || given.length > 0 || flying === 0 || now - lastLook >= options.pollMs;
+    if (room > 0 && worthIt && news && !stop.signal.aborted) {
+      lastLook = now;
+      await claimHeads(room, now, claimChain, ops);
     }
-    for (const { delivery } of finished) inFlight.delete(delivery.queue);
-    if (claims.length > 0) await start(claims, claimRound);
-    return true;
+    if (ops.length > 0) {
+      try {
+        await store.batch(ops);
+      } catch (error) {
+        // Written next round; the leases keep the deliveries ours meanwhile.
+        settled.unshift(...finished);
+        releases.unshift(...given);
+        ended.unshift(...ends);
+        throw error;
+      }
+    }
+    for (const settlement of finished) settlement.recorded?.();
+    for (const { queue } of ends) inFlight.delete(queue);
+    if (claims.size > 0) await start(claims, claimRound);
+    return busy || ops.length > 0 || ends.length > 0;
   }
 
-  /** Adds claims of up to `room` ready queue heads not in flight here, and parks the candidates behind a head. */
-  async function claimHeads(room: number, now: number, claimOp: (delivery: EventDeliveryRecord, due: boolean) => void, ops: BatchOp[]): Promise<void> {
+  /**
+   * Adds the chains of up to `room` ready queues not in flight here (each head with the deliveries behind
+   * it, read in one query that also tells whether an earlier delivery is still pending), and parks the
+   * candidates behind a head.
+   */
+  async function claimHeads(room: number, now: number, claimChain: (line: EventDeliveryRecord[]) => void, ops: BatchOp[]): Promise<void> {
     const candidates = await store.event_deliveries.find(
       { status: 'pending', next_attempt_at: { $lte: now }, $or: [{ lease_until: null }, { lease_until: { $lt: now } }] },
       { sort: { next_attempt_at: 1 }, limit: Math.min(2000, Math.max(64, room * 3)) },
     );
-    // Parked until its queue's head is final (that head's round claims the next delivery) or the sweep looks again.
+    // Parked until its queue's chain ran out (its round claims the next deliveries) or the sweep looks again.
     const park = (delivery: EventDeliveryRecord) => ops.push({
       collection: 'event_deliveries',
       update: { id: delivery.id, status: 'pending', next_attempt_at: delivery.next_attempt_at, $or: [{ lease_until: null }, { lease_until: { $lt: now } }] },
@@ -203,48 +253,82 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     });
     const heads = new Map<string, EventDeliveryRecord>();
     for (const candidate of candidates) {
-      // Behind a head in flight here: out of the way of other queues' heads.
-      if (inFlight.has(candidate.queue)) park(candidate);
-      else {
-        const seen = heads.get(candidate.queue);
-        if (!seen || candidate.seq < seen.seq) heads.set(candidate.queue, candidate);
-      }
+      if (inFlight.has(candidate.queue)) continue; // behind a chain in flight here: parked below
+      const seen = heads.get(candidate.queue);
+      if (!seen || candidate.seq < seen.seq) heads.set(candidate.queue, candidate);
     }
-    for (const candidate of candidates) {
-      const head = heads.get(candidate.queue);
-      if (head && head !== candidate) park(candidate);
-    }
-    let claimed = 0;
+    const claimed = new Set<string>();
+    let chains = 0;
     for (const head of heads.values()) {
-      if (claimed >= room) break;
-      if (await blocked(head)) park(head);
-      else {
-        claimOp(head, false);
-        claimed += 1;
+      if (chains >= room) break;
+      const line = await store.event_deliveries.find({ queue: head.queue, status: 'pending' }, { sort: { seq: 1 }, limit: CLAIM_BATCH });
+      if (line.length > 0 && line[0]!.seq < head.seq) {
+        park(head); // an earlier delivery of its queue is still pending
+        claimed.add(head.id);
+        continue;
       }
+      if (line[0]?.id !== head.id) continue; // no longer pending: another dispatcher's
+      claimChain(line);
+      for (const delivery of line) claimed.add(delivery.id);
+      chains += 1;
+    }
+    // Behind a head (in flight here, claimed or blocked): out of the way of other queues' heads.
+    for (const candidate of candidates) {
+      if (claimed.has(candidate.id)) continue;
+      if (inFlight.has(candidate.queue) || (heads.has(candidate.queue) && heads.get(candidate.queue) !== candidate)) park(candidate);
     }
   }
 
-  /** Whether an earlier delivery of the queue is still pending. */
-  async function blocked(delivery: EventDeliveryRecord): Promise<boolean> {
-    return (await store.event_deliveries.count({ queue: delivery.queue, status: 'pending', seq: { $lt: delivery.seq } })) > 0;
+  /** Starts the chains this round's batch claimed: each the longest prefix of its line that the claim got; the rest are released. */
+  async function start(claims: Map<string, EventDeliveryRecord[]>, claimRound: string): Promise<void> {
+    const ids = [...claims.values()].flatMap((line) => line.map((delivery) => delivery.id));
+    const held = new Map((await store.event_deliveries.find({ id: { $in: ids }, claim: claimRound })).map((delivery) => [delivery.id, delivery]));
+    const events = new Map((await store.events.find({ id: { $in: [...new Set([...held.values()].map((delivery) => delivery.event_id))] } })).map((event) => [event.id, event]));
+    for (const [queue, line] of claims) {
+      const chain: EventDeliveryRecord[] = [];
+      for (const delivery of line) {
+        const mine = held.get(delivery.id);
+        if (!mine) break;
+        chain.push(mine);
+      }
+      for (const delivery of line.slice(chain.length)) if (held.has(delivery.id)) releases.push(held.get(delivery.id)!);
+      if (chain.length > 0) inFlight.set(queue, runChain(chain, events));
+    }
   }
 
-  /** Starts the attempts of the deliveries this round's batch claimed. */
-  async function start(ids: string[], claimRound: string): Promise<void> {
-    const claimed = await store.event_deliveries.find({ id: { $in: ids }, claim: claimRound });
-    const events = new Map((await store.events.find({ id: { $in: [...new Set(claimed.map((delivery) => delivery.event_id))] } })).map((event) => [event.id, event]));
-    for (const delivery of claimed) {
-      const attempt = attemptOne(delivery, events.get(delivery.event_id) ?? null)
-        .then((settlement) => void settled.push(settlement))
-        .catch((error: unknown) => {
-          // Never lost: the lease runs out and the delivery is attempted again.
-          logger.error({ err: error, delivery: delivery.id }, 'webhooks: attempt failed');
-          inFlight.delete(delivery.queue);
-        })
-        .finally(wake);
-      inFlight.set(delivery.queue, attempt);
+  /**
+   * Attempts a chain's deliveries in order, each after the previous one's outcome committed; ends with the
+   * rest released and the queue handed back to the loop.
+   */
+  async function runChain(chain: EventDeliveryRecord[], events: Map<string, EventRecord>): Promise<void> {
+    const claimedAt = Date.now();
+    let done = 0;
+    let after: EventDeliveryRecord | null = null;
+    try {
+      for (const delivery of chain) {
+        if (done > 0 && (stop.signal.aborted || Date.now() - claimedAt > options.leaseMs / 2)) break;
+        const settlement = await attemptOne(delivery, events.get(delivery.event_id) ?? null);
+        done += 1;
+        const recorded = new Promise<void>((resolve) => (settlement.recorded = resolve));
+        settled.push(settlement);
+        wake();
+        // A retry later: the queue waits for it, and the deliveries behind are given back.
+        if (settlement.set.status === 'pending') break;
+        // The last one: the round that writes its outcome claims the queue's next deliveries in the same batch.
+        if (done === chain.length) {
+          after = delivery;
+          break;
+        }
+        await Promise.race([recorded, stopped]);
+        if (stop.signal.aborted) break;
+      }
+      releases.push(...chain.slice(done));
+    } catch (error) {
+      // Never lost: the leases run out and the deliveries are attempted again.
+      logger.error({ err: error, delivery: chain[done]?.id }, 'webhooks: attempt failed');
     }
+    ended.push({ queue: chain[0]!.queue, after });
+    wake();
   }
 
   async function attemptOne(delivery: EventDeliveryRecord, event: EventRecord | null): Promise<Settlement> {

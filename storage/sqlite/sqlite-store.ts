@@ -154,6 +154,7 @@ function handleFor(db: Database.Database, groups: WriteGroups | null): SqliteHan
  * Opens (creating when needed) the store in `file`, or an in-memory store for ':memory:'. `service`: this
  * process is part of the running service, and holds the service lock (service-lock.ts) until `close`.
  * `groupCommit`: the port's writes commit in groups (write-groups.ts); for bulk writers such as `threshold import`.
+ * `withGroupCommit` gives the same store, on the same connection, with grouped writes: for a process's background writers.
  */
 export async function openSqliteStore(options: { file: string; service?: boolean; groupCommit?: GroupCommit }): Promise<Store> {
   const lock: ServiceLock | null = options.service && onDisk(options.file) ? holdServiceLock(options.file) : null;
@@ -164,8 +165,27 @@ export async function openSqliteStore(options: { file: string; service?: boolean
     lock?.release();
     throw error;
   }
-  const groups = options.groupCommit ? writeGroups(db, options.groupCommit) : null;
-  const handle = handleFor(db, groups);
+  /** Every group of this connection: a group still waiting commits before the database closes, and its writers are told once it did. */
+  const allGroups: WriteGroups[] = [];
+  const grouped = (groupCommit: GroupCommit): WriteGroups => {
+    const groups = writeGroups(db, groupCommit);
+    allGroups.push(groups);
+    return groups;
+  };
+  const store: Store = {
+    ...storeOn(db, handleFor(db, options.groupCommit ? grouped(options.groupCommit) : null)),
+    async close() {
+      for (const groups of allGroups) if (db.open) groups.commit();
+      if (db.open) db.close();
+      lock?.release();
+    },
+  };
+  store.withGroupCommit = (groupCommit) => ({ ...storeOn(db, handleFor(db, grouped(groupCommit))), close: store.close, withGroupCommit: store.withGroupCommit });
+  return store;
+}
+
+/** The port over one connection, writing through `handle` (directly, or in groups); `close` is the opener's. */
+function storeOn(db: Database.Database, handle: SqliteHandle): Omit<Store, 'close'> {
   const blobs = new SqliteBlobs(handle);
   const collections = Object.fromEntries(
     COLLECTION_NAMES.map((name) => [name, new SqliteCollection<Doc>(handle, name)]),
@@ -179,7 +199,7 @@ export async function openSqliteStore(options: { file: string; service?: boolean
     }
   }
 
-  const store: Store = {
+  return {
     ...(collections as unknown as Collections),
     backend: 'sqlite',
     blobs,
@@ -219,13 +239,5 @@ export async function openSqliteStore(options: { file: string; service?: boolean
     async ping() {
       db.prepare('SELECT 1').get();
     },
-
-    async close() {
-      // A group still waiting commits first: its writers are told once it did.
-      if (db.open) groups?.commit();
-      if (db.open) db.close();
-      lock?.release();
-    },
   };
-  return store;
 }

@@ -1,5 +1,6 @@
 /**
- * Group commit for the embedded backend (`openSqliteStore({ groupCommit })`, used by `threshold import`):
+ * Group commit for the embedded backend (`openSqliteStore({ groupCommit })`, used by `threshold import`, and
+ * `store.withGroupCommit` for the engine's background writers):
  * writes issued close together are applied in one IMMEDIATE transaction, one commit and one sync
  * (synchronous = FULL) for all of them instead of one each. Each write runs in a savepoint of its own,
  * so one that fails (a duplicate key, an unmatched batch update) rolls back and rejects alone while the
@@ -16,6 +17,12 @@ export interface GroupCommit {
   /** How long the first write of a group waits for others before the group commits, milliseconds. */
   maxDelayMs: number;
 }
+
+/**
+ * A service process's background writers (the engine's jobs, engine/server.ts): a short
+ * wait, since a commit blocks the event loop for its sync and what arrives meanwhile joins the next group.
+ */
+export const BACKGROUND_GROUP_COMMIT: GroupCommit = { maxWrites: 64, maxDelayMs: 2 };
 
 interface Pending {
   work: () => unknown;

@@ -10,7 +10,9 @@ import { startStack, type TestStack } from '../support/stack.js';
 import { startReceiver, subscribe, verifySignature, type Receiver, type Subscriber } from '../support/webhook-receiver.js';
 import { jsonClient } from '../support/json-api.js';
 import { csvActivity, settled, upload } from '../support/uploads.js';
-import { retryDelay } from '../../engine/events/dispatcher.js';
+import { CLAIM_BATCH, retryDelay } from '../../engine/events/dispatcher.js';
+import { countingStore } from '../support/counting-store.js';
+import { newEvent } from '../../storage/events.js';
 import type { EventAttemptRecord } from '../../storage/store.js';
 import { openStore } from '../../storage/open-store.js';
 
@@ -238,6 +240,27 @@ webhooks('attempt records and finished deliveries older than the retention are r
   } finally {
     await stack.close();
     await store.close();
+  }
+});
+
+webhooks("a queue's deliveries are claimed together and sent in order: far fewer delivery reads than deliveries", async (context) => {
+  const counting = countingStore(await openStore({ mongodbUri: null, sqliteFile: ':memory:' }));
+  // A long poll: the looks it times (for retries falling due, other processes' events) stay few however slow the machine.
+  const stack = await startStack({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_POLL_MS: '1000' }, { store: counting.store });
+  try {
+    const receiver = await receiverFor(context);
+    const subscriber = await subscribe(stack, [receiver.url]);
+    const events = Array.from({ length: 2 * CLAIM_BATCH + 6 }, (_, i) => newEvent(subscriber.userId, 'test_created', `t${i}`));
+    counting.reset();
+    await stack.store.batch(events.map((event) => ({ collection: 'events' as const, insert: event })));
+    const received = await receiver.waitFor((all) => all.length >= events.length);
+    assert.equal(received.map((request) => bodyOf(request).id), events.map((event) => event.id), 'each once, in order');
+    const reads = (prefix: string) => ['find', 'findOne', 'count'].reduce((total, method) => total + (counting.counts.get(`${prefix}event_deliveries.${method}`) ?? 0), 0);
+    // One claim per CLAIM_BATCH deliveries (the queue's line, the claimed read back) and the idle polls; one read per delivery before.
+    assert.ok(reads('') <= events.length / 4, `${reads('')} reads of deliveries for ${events.length} deliveries`);
+  } finally {
+    await stack.close();
+    await counting.store.close();
   }
 });
 

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { FIT_FIXTURES } from '../support/fit-corpus.js';
-import { uploadProcessed } from '../support/uploads.js';
+import { csvActivity, uploadProcessed } from '../support/uploads.js';
 import { activityListJson } from '../../gateway/services/activity-listing.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { beginUserDeletion } from '../../storage/user-deletion.js';
@@ -181,6 +181,18 @@ list('answers a kept page byte for byte, and never after a write: laps, a deleti
   await same('after a new activity');
   await beginUserDeletion(stack.store, userId);
   assert.is((await stack.get('/api/v1/activities/', context.personal)).status, 401, "no page of a deleted user, kept or not");
+});
+
+list('never keeps a page past an upload the engine stores in the background (its grouped writes renew the stamp too)', async (context) => {
+  const { stack } = context;
+  const rider = await stack.userWithToken(['activities:read', 'activities:write']);
+  const ids = async () => (JSON.parse(await listed(context, '', rider.token)) as { id: string }[]).map((item) => item.id);
+  await uploadProcessed(stack, rider.token, 'first.csv', csvActivity({ start: '2024-05-01T05:00:00Z' }));
+  const first = await ids();
+  assert.is(first.length, 1);
+  assert.equal(await ids(), first, 'the page is kept');
+  await uploadProcessed(stack, rider.token, 'second.csv', csvActivity({ start: '2024-05-02T05:00:00Z' }));
+  assert.is((await ids()).length, 2, 'the next page shows the activity the engine stored');
 });
 
 list.run();

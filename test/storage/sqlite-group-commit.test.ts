@@ -1,5 +1,6 @@
 /**
- * Group commit on the embedded backend (storage/sqlite/write-groups.ts), as `threshold import` uses it:
+ * Group commit on the embedded backend (storage/sqlite/write-groups.ts), as `threshold import` uses it and
+ * as the engine's background writers use it through `withGroupCommit` (a view on the same connection):
  * the whole storage contract holds with it on, writes issued together share one transaction, one that
  * fails rejects alone, and nothing is acknowledged before it is committed.
  */
@@ -20,6 +21,7 @@ let files = 0;
 const freshFile = (): string => path.join(tmp, `store-${++files}`, 'threshold.sqlite');
 
 storeContract('sqlite file, group commit', () => openSqliteStore({ file: freshFile(), groupCommit: { maxWrites: 8, maxDelayMs: 1 } }));
+storeContract('sqlite file, group-commit view', async () => (await openSqliteStore({ file: freshFile() })).withGroupCommit!({ maxWrites: 8, maxDelayMs: 1 }));
 
 const test = suite('sqlite group commit');
 
@@ -82,6 +84,23 @@ test('a full group commits at once, and close commits a waiting one first', asyn
   await waiting;
   const reopened = await openSqliteStore({ file });
   assert.is((await reopened.users.find({})).length, 4);
+  await reopened.close();
+});
+
+test("the engine's view (withGroupCommit) groups its writes on the store's connection, the store's own writes stay direct, and close commits the view's waiting group", async () => {
+  const file = freshFile();
+  const store = await openSqliteStore({ file });
+  const view = store.withGroupCommit!({ maxWrites: 64, maxDelayMs: 600_000 });
+  const writes = (target: typeof store, from: number) => Promise.all(Array.from({ length: 32 }, (_, i) => target.users.insert(user(`u${from + i}`))));
+  const direct = await walGrowth(file, () => writes(store, 0));
+  const together = await walGrowth(file, () => Promise.all([writes(view, 100), writes(view, 200)]));
+  assert.ok(together * 8 < direct, `the view's 64 writes grew the WAL by ${together} bytes, 32 direct ones by ${direct}`);
+  const waiting = view.users.insert(user('late'));
+  assert.is(await store.users.get('late'), null, 'not committed while its group waits');
+  await view.close();
+  await waiting;
+  const reopened = await openSqliteStore({ file });
+  assert.is((await reopened.users.find({})).length, 97);
   await reopened.close();
 });
 

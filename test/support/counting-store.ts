@@ -2,7 +2,8 @@
  * A store that counts the port calls made through it: every collection method, every blob method and the
  * store-level operations, by `<collection>.<method>`. Tests and benchmarks of store cost use it to show that
  * a call's number of store round trips does not grow with the account (MongoDB answers one port call with
- * one command, two for a blob read: its header, then its chunks).
+ * one command, two for a blob read: its header, then its chunks). Calls through the store's group-commit view
+ * (`withGroupCommit`) count as `grouped.<collection>.<method>`.
  */
 import { COLLECTION_NAMES } from '../../storage/schema.js';
 import type { Store } from '../../storage/store.js';
@@ -29,12 +30,19 @@ function counted<T extends object>(target: T, name: string, counts: Map<string, 
   });
 }
 
+/** Counts `inner`'s calls into `counts`, each name prefixed by `prefix`; its group-commit view counts with the prefix `grouped.`. */
+function countedStore(inner: Store, counts: Map<string, number>, prefix: string): Store {
+  const store = counted({ ...inner }, `${prefix}store`, counts) as Store;
+  const writable = store as unknown as Record<string, unknown>;
+  for (const name of COLLECTION_NAMES) writable[name] = counted(inner[name], `${prefix}${name}`, counts);
+  writable['blobs'] = counted(inner.blobs, `${prefix}blobs`, counts);
+  if (inner.withGroupCommit) writable['withGroupCommit'] = (options: Parameters<NonNullable<Store['withGroupCommit']>>[0]) => countedStore(inner.withGroupCommit!(options), counts, 'grouped.');
+  return store;
+}
+
 export function countingStore(inner: Store): CountingStore {
   const counts = new Map<string, number>();
-  const store = counted({ ...inner }, 'store', counts) as Store;
-  const writable = store as unknown as Record<string, unknown>;
-  for (const name of COLLECTION_NAMES) writable[name] = counted(inner[name], name, counts);
-  writable['blobs'] = counted(inner.blobs, 'blobs', counts);
+  const store = countedStore(inner, counts, '');
   return {
     store,
     counts,
