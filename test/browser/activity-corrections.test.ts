@@ -9,9 +9,9 @@
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { csvActivity, uploadProcessed } from '../support/uploads.js';
 
@@ -34,13 +34,6 @@ corrections.after(async (context) => {
   await context.stack?.close();
 });
 
-async function signIn(page: Page, baseUrl: string, email: string): Promise<void> {
-  await page.goto(`${baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
-}
-
 async function api(stack: TestStack, token: string, urlPath: string): Promise<{ status: number; body: any }> {
   const response = await stack.get(urlPath, token);
   return { status: response.status, body: response.status === 200 ? await response.json() : null };
@@ -56,7 +49,7 @@ corrections('changes sport, tags and notes, sees them on the page and in the API
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   try {
-    await signIn(page, stack.baseUrl, email);
+    await signInWithPassword(page, stack.baseUrl, email, PASSWORD);
     await page.goto(`${stack.baseUrl}/training/activities/${id}`);
     assert.is(await page.textContent('h1'), 'Road cycling');
     await page.selectOption('select#sport', 'cycling.gravel');

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
 import { FIXTURES } from '../support/paths.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { settled, upload } from '../support/uploads.js';
@@ -64,14 +64,6 @@ async function assertNoOverflow(page: Page, what: string): Promise<void> {
   assert.equal(widths.scrolled, [], `${what}: a table is wider than its panel`);
 }
 
-/** Signs `email` in with the password form; the page lands on /training. */
-async function signIn(page: Page, baseUrl: string, email: string): Promise<void> {
-  await page.goto(`${baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
-}
-
 /** Drops `file` on the drop zone as a browser does for a file dragged from the desktop. */
 async function dropFile(page: Page, file: string): Promise<void> {
   const bytes = fs.readFileSync(file).toString('base64');
@@ -103,10 +95,7 @@ pages('uploads a real ride by drag and drop or file input, watches it become pro
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
-    await page.goto(`${context.stack.baseUrl}/signin`);
-    await page.fill('form[action="/signin/password"] input[name="email"]', email);
-    await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-    await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+    await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
     assert.ok(await page.getByText('No activities yet.').isVisible());
     await shot(page, `${viewport.name}-list-empty`);
 
@@ -175,7 +164,7 @@ pages('shows a real run\'s pace (min:ss per km) in the list, the summary, the la
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    await signIn(page, context.stack.baseUrl, email);
+    await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
     await page.goto(`${context.stack.baseUrl}/training`);
     assert.match((await page.locator('.activities li .spd').first().textContent())!, /^\d{1,2}:\d\d\/km$/);
 
@@ -211,10 +200,7 @@ pages('uploads through the plain file form without script and follows the status
   await createUser(context.stack.store, { email, password: PASSWORD, first_name: 'Noor', last_name: 'Plain' });
   const browser = await context.browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: false });
   const page = await browser.newPage();
-  await page.goto(`${context.stack.baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
   await page.goto(`${context.stack.baseUrl}/training/upload`);
   assert.is(await page.locator('html.js').count(), 0);
   await page.setInputFiles('#files', RIDE);

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { declareThresholds, uploadSeason } from '../support/training-season.js';
 import { createUser } from '../../gateway/services/accounts.js';
@@ -87,10 +87,7 @@ async function signedIn(context: Context, viewport: (typeof VIEWPORTS)[number], 
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
-  await page.goto(`${context.stack.baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
   return { browser, page, errors };
 }
 

@@ -35,10 +35,15 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/** Fills the password form of the page on screen and submits it; the caller waits for where it lands. */
+export async function submitPasswordForm(page: Page, email: string, password: string): Promise<void> {
+  await page.fill('form[action="/signin/password"] input[name="email"]', email);
+  await page.fill('form[action="/signin/password"] input[name="password"]', password);
+  await page.click('form[action="/signin/password"] button[type="submit"]');
+}
+
 /** Signs `email` in through the password form of /signin and waits until the page lands on /training. */
 export async function signInWithPassword(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', password);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await Promise.all([page.waitForURL(/\/training$/), submitPasswordForm(page, email, password)]);
 }
