@@ -64,6 +64,26 @@ async function assertNoOverflow(page: Page, what: string): Promise<void> {
   assert.equal(widths.scrolled, [], `${what}: a table is wider than its panel`);
 }
 
+/**
+ * The athlete's navigation reads at a glance: one row on a desktop; on a phone a grid of equally wide links
+ * in two rows, every label whole (none cut off or pushed out sideways).
+ */
+async function assertNavReads(page: Page, viewport: { name: string }): Promise<void> {
+  const links = await page.evaluate<{ label: string; top: number; width: number; clipped: boolean }[]>(
+    '[...document.querySelectorAll("nav.athlete a")].map((a) => { const box = a.getBoundingClientRect(); return { label: a.textContent, top: Math.round(box.top), width: box.width, clipped: a.scrollWidth > a.clientWidth || box.right > window.innerWidth }; })',
+  );
+  assert.is(links.length, 7, 'seven links');
+  assert.equal(links.filter((link) => link.clipped).map((link) => link.label), [], `${viewport.name}: nav labels cut off`);
+  const rows = new Set(links.map((link) => link.top)).size;
+  if (viewport.name === 'desktop') {
+    assert.is(rows, 1, 'desktop: the nav is one row');
+    return;
+  }
+  assert.is(rows, 2, 'phone: the nav is two rows');
+  const widths = links.map((link) => link.width);
+  assert.ok(Math.max(...widths) - Math.min(...widths) < 1, `phone: the nav's links are equally wide (${widths.map(Math.round).join(', ')} px)`);
+}
+
 /** Drops `file` on the drop zone as a browser does for a file dragged from the desktop. */
 async function dropFile(page: Page, file: string): Promise<void> {
   const bytes = fs.readFileSync(file).toString('base64');
@@ -98,6 +118,7 @@ pages('uploads a real ride by drag and drop or file input, watches it become pro
     await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
     assert.ok(await page.getByText('No activities yet.').isVisible());
     await shot(page, `${viewport.name}-list-empty`);
+    await assertNavReads(page, viewport);
 
     await Promise.all([page.waitForURL(/\/training\/upload$/), page.getByRole('navigation', { name: 'Training' }).getByRole('link', { name: 'Upload' }).click()]);
     assert.ok(await page.locator('html.js').count(), 'the enhancement script ran');
