@@ -122,6 +122,9 @@ pages('uploads a real ride by drag and drop or file input, watches it become pro
 
     await Promise.all([page.waitForURL(/\/training\/upload$/), page.getByRole('navigation', { name: 'Training' }).getByRole('link', { name: 'Upload' }).click()]);
     assert.ok(await page.locator('html.js').count(), 'the enhancement script ran');
+    // The script sends any number of files in batches; only the plain form keeps the per-request limit.
+    assert.ok(await page.getByText(/^or choose as many files as you like, [\d.]+ MiB each$/).isVisible(), 'with script: any number of files');
+    assert.not.ok(await page.getByText(/up to \d+ files/).isVisible(), 'with script: no file limit is stated');
     if (viewport.name === 'desktop') await dropFile(page, RIDE);
     else await page.setInputFiles('#files', RIDE);
     const row = page.locator('#live li', { hasText: '4078723797.fit' });
@@ -224,6 +227,8 @@ pages('uploads through the plain file form without script and follows the status
   await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
   await page.goto(`${context.stack.baseUrl}/training/upload`);
   assert.is(await page.locator('html.js').count(), 0);
+  assert.ok(await page.getByText(/^or choose up to 10 files at a time, [\d.]+ MiB each$/).isVisible(), 'without script: the per-request limit');
+  assert.not.ok(await page.getByText('as many files as you like').isVisible(), 'without script: no promise of any number');
   await page.setInputFiles('#files', RIDE);
   await Promise.all([page.waitForURL(/notice=uploaded/), page.getByRole('button', { name: 'Upload' }).click()]);
   // The answer reloads itself (Refresh: 2) while its source is processing.
