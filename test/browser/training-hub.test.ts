@@ -11,12 +11,9 @@
  */
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { chromiumMissing, launchChromium, screenshot, signInWithPassword } from '../support/chromium.js';
 import { declareThresholds, uploadSeason } from '../support/training-season.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { createTeam } from '../../gateway/services/teams.js';
@@ -65,14 +62,7 @@ hub.after(async (context) => {
 });
 
 async function shot(page: Page, name: string): Promise<void> {
-  const file = path.join(ARTIFACTS, `hub-${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  const copyTo = process.env.SCREENS_DIR;
-  if (copyTo) {
-    const dir = path.resolve(REPO_ROOT, copyTo);
-    fs.mkdirSync(dir, { recursive: true });
-    fs.copyFileSync(file, path.join(dir, path.basename(file)));
-  }
+  await screenshot(page, `hub-${name}`);
 }
 
 async function assertNoOverflow(page: Page, what: string): Promise<void> {

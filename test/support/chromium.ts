@@ -47,3 +47,18 @@ export async function signInWithPassword(page: Page, baseUrl: string, email: str
   await page.goto(`${baseUrl}/signin`);
   await Promise.all([page.waitForURL(/\/training$/), submitPasswordForm(page, email, password)]);
 }
+
+/**
+ * A full-page screenshot into test-artifacts/screenshots/`name`.png; with SCREENS_DIR set (relative to the
+ * repository, e.g. `SCREENS_DIR=docs/screens`) copied there too, where the README's screens are kept.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  const copyTo = process.env.SCREENS_DIR;
+  if (copyTo) {
+    const dir = path.resolve(REPO_ROOT, copyTo);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(file, path.join(dir, path.basename(file)));
+  }
+}
