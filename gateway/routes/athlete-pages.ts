@@ -104,7 +104,7 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
     if (id.length > 64) throw new NotFoundError('Activity not found');
     const record = await ownActivity(deps, id, user.id);
     sendPage(ctx, 200, activityPage({
-      ...(await activityView(deps, ctx, record, personalPrincipal(user.id))),
+      ...(await activityView(deps, ctx, record, personalPrincipal(user.id), `/training/activities/${record.id}`)),
       notes: record.notes ?? null,
       corrections: correctionsForm(record, session.csrf_token),
       notice: queryValue(ctx, 'notice') === 'saved' ? 'Saved.' : null,

@@ -5,7 +5,8 @@
  * in the navigation and reads fitness, fatigue and form stated in words, and bars, with the numbers
  * `GET /api/v1/ext/training-load?format=json` returns; follows Calendar, which opens on the current week, and
  * every week's totals equal the sum of its activities; a coach follows the team page to the athletes and sees
- * the member's calendar, load and season under the member's name, and gets the 404 page for a non-member.
+ * the member's calendar, one of their activities, their load and season under the member's name, and gets the
+ * 404 page for a non-member.
  * Screenshots land in test-artifacts/screenshots/hub-*.png; with SCREENS_DIR set (e.g. `SCREENS_DIR=docs/screens`,
  * relative to the repository) they are copied there too. The same pages over HTTP: test/gateway/training-hub-pages.test.ts.
  */
@@ -168,6 +169,13 @@ hub('a coach sees a member\'s calendar, load and season under the member\'s name
     assert.ok(await page.locator('.cal-act').count());
     await shot(page, `${viewport.name}-member-calendar`);
     await assertNoOverflow(page, 'member calendar');
+    await Promise.all([page.waitForURL(/\/members\/[^/]+\/activities\/[^/]+$/), page.locator('a.cal-act').last().click()]);
+    assert.match((await page.locator('h1').textContent())!, / — Ada Rider$/, 'the member activity page carries the member\'s name');
+    assert.ok(await page.locator('section[aria-labelledby="numbers"]').count(), 'the training numbers');
+    assert.is(await page.locator('form.corrections').count(), 0, 'no corrections form for a coach');
+    await shot(page, `${viewport.name}-member-activity`);
+    await assertNoOverflow(page, 'member activity');
+    await Promise.all([page.waitForURL(/\/calendar$/), page.getByRole('link', { name: '← Calendar — Ada Rider' }).click()]);
     await Promise.all([page.waitForURL(/\/load$/), page.locator('nav.member-pages').getByRole('link', { name: 'Load' }).click()]);
     assert.is(await page.locator('h1').textContent(), 'Training load — Ada Rider');
     assert.ok(await page.locator('figure.load svg.chart:visible rect.day').count());

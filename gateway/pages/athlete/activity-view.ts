@@ -32,8 +32,11 @@ const PANELS: readonly { metric: string; label: string; unit: string; decimals: 
   { metric: 'altitude', label: 'Altitude', unit: 'm', decimals: 0, profile: true },
 ];
 
-/** The activity page's view of `record` as `principal` may see it (`?zone_system=` as the numbers endpoint reads it). */
-export async function activityView(deps: GatewayDeps, ctx: Context, record: ActivityRecord, principal: Principal): Promise<ActivityView> {
+/**
+ * The activity page's view of `record` as `principal` may see it (`?zone_system=` as the numbers endpoint
+ * reads it); `pagePath` is the page's own path, which the zone chooser asks again.
+ */
+export async function activityView(deps: GatewayDeps, ctx: Context, record: ActivityRecord, principal: Principal, pagePath: string): Promise<ActivityView> {
   const userId = record.user_id;
   const options = engineCallOptions(ctx);
   const curveMetric = record.metrics.includes('power') ? 'power' : record.metrics.includes('speed') ? 'speed' : null;
@@ -73,6 +76,6 @@ export async function activityView(deps: GatewayDeps, ctx: Context, record: Acti
     activity: details as unknown as ActivityDetailsView,
     series,
     meanMax: curve && curveMetric ? { metric: curveMetric, points: points(curve, curveMetric) } : null,
-    numbers: numbers && { numbers: numbers.body, zoneSystem, route: latitude && longitude ? { latitude, longitude } : null },
+    numbers: numbers && { numbers: numbers.body, zoneSystem, route: latitude && longitude ? { latitude, longitude } : null, pagePath },
   };
 }
