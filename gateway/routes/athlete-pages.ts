@@ -23,9 +23,7 @@ import type { Context, Middleware } from 'koa';
 import type { SessionRecord } from '../../storage/store.js';
 import { canonicalSport } from '../../domain/sport.js';
 import { parseDate } from '../../domain/time.js';
-import { ZONE_SYSTEM_NAMES } from '../../engine/contract.js';
 import { Sessions } from '../auth/sessions.js';
-import { engineCallOptions } from '../client-gone.js';
 import type { GatewayDeps } from '../deps.js';
 import { HttpError, NotFoundError, ValidationError } from '../errors.js';
 import { readMultipartForm } from '../multipart.js';
@@ -33,21 +31,16 @@ import { sendPage } from '../pages/layout.js';
 import { seeOther } from '../pages/forms.js';
 import { forbiddenPage } from '../pages/messages.js';
 import { activityListPage, type ListedActivity, type ListFilters } from '../pages/athlete/activity-list.js';
-import { activityPage, type ActivityDetailsView } from '../pages/athlete/activity-page.js';
+import { activityPage } from '../pages/athlete/activity-page.js';
+import { activityView } from '../pages/athlete/activity-view.js';
 import { correctionsForm } from '../pages/athlete/activity-corrections.js';
 import { seasonPage } from '../pages/athlete/season-page.js';
 import { uploadPage, type SourceView } from '../pages/athlete/upload-page.js';
-import { kmh } from '../pages/athlete/frame.js';
 import { queryValue, queryValues, seasonView, signedInHandler, type SignedInHandler } from '../pages/athlete/page-handlers.js';
 import { CLIENT_SCRIPT, SCRIPT_PATH } from '../pages/athlete/client-script.js';
-import { numberColumn, points, readTable, tableOf } from '../pages/athlete/table-columns.js';
-import type { SeriesPanel } from '../pages/charts/time-series.js';
-import { paceCap, usesPace } from '../pages/charts/pace.js';
 import { presentSource } from '../presenters/source.js';
-import { activityDetails, ownActivity, personalPrincipal } from '../services/activities.js';
+import { ownActivity, personalPrincipal } from '../services/activities.js';
 import { activityListJson } from '../services/activity-listing.js';
-import { activityNumbers } from '../services/activity-numbers.js';
-import { activityMeanMax, activitySeries } from '../services/analyses.js';
 import { userSports, userTags } from '../services/profile-listings.js';
 import { listSources, MAX_FILES_PER_UPLOAD, ownSource } from '../services/sources.js';
 import { acceptSource } from '../../storage/sources.js';
@@ -57,14 +50,6 @@ const PAGE_SIZE = 20;
 const RECENT_SOURCES = 20;
 /** How long the no-script upload answer keeps refreshing itself while a source it sent is processing. */
 const REFRESH_WINDOW_MS = 3 * 60_000;
-/** Series panels, in the order drawn: metric, label, unit, decimals, display conversion (speed is pace for a foot sport). */
-const PANELS: readonly { metric: string; label: string; unit: string; decimals: number; convert?: (v: number) => number; profile?: boolean; fromZero?: boolean }[] = [
-  { metric: 'power', label: 'Power', unit: 'W', decimals: 0, fromZero: true },
-  { metric: 'heart_rate', label: 'Heart rate', unit: 'bpm', decimals: 0 },
-  { metric: 'speed', label: 'Speed', unit: 'km/h', decimals: 1, convert: kmh, fromZero: true },
-  { metric: 'cadence', label: 'Cadence', unit: 'rpm', decimals: 0, fromZero: true },
-  { metric: 'altitude', label: 'Altitude', unit: 'm', decimals: 0, profile: true },
-];
 /** The sports each model is offered for (routes/physiological-models.ts CURVES and MAPS). */
 const NOTICES = new Map([['uploaded', 'Upload received. Each file is read in the background; its status shows below.']]);
 
@@ -118,45 +103,8 @@ export function athletePageRoutes(table: RouteTable, deps: GatewayDeps): void {
     const id = String(ctx.params.id ?? '');
     if (id.length > 64) throw new NotFoundError('Activity not found');
     const record = await ownActivity(deps, id, user.id);
-    const options = engineCallOptions(ctx);
-    const curveMetric = record.metrics.includes('power') ? 'power' : record.metrics.includes('speed') ? 'speed' : null;
-    // An unknown zone system is left out (each quantity's default), as the list leaves out a bad filter.
-    const zoneSystem = ZONE_SYSTEM_NAMES.find((system) => system === queryValue(ctx, 'zone_system')) ?? null;
-    const [details, seriesTable, curve, numbers] = await Promise.all([
-      activityDetails(deps, record, personalPrincipal(user.id)),
-      activitySeries(deps, user.id, record.id, { metrics: [...PANELS.map((panel) => panel.metric), 'latitude', 'longitude'] }, 'ARROW_IPC', options).then(readTable),
-      curveMetric ? activityMeanMax(deps, user.id, record.id, { metric: curveMetric, durations: 'all' }, 'ARROW_IPC', options).then(tableOf) : null,
-      // Numbers the engine cannot give (an activity without a stored series) leave the block out, not the page.
-      activityNumbers(deps, user.id, record.id, zoneSystem, options).catch((error: unknown) => {
-        if (error instanceof HttpError && error.status < 500 && !(error instanceof NotFoundError)) return null;
-        throw error;
-      }),
-    ]);
-    const latitude = numberColumn(seriesTable, 'latitude');
-    const longitude = numberColumn(seriesTable, 'longitude');
-    const timestamps = numberColumn(seriesTable, 'timestamp');
-    let series = null;
-    if (timestamps && timestamps.length > 1) {
-      const t0 = timestamps[0]!;
-      const elapsed = timestamps.map((t) => (t - t0) / 1000);
-      const panels: SeriesPanel[] = [];
-      for (const panel of PANELS) {
-        const column = numberColumn(seriesTable, panel.metric);
-        if (!column || column.every(Number.isNaN)) continue;
-        if (panel.metric === 'speed' && usesPace(record.sport)) {
-          panels.push({ metric: 'speed', label: 'Pace', unit: '/km', values: column, decimals: 0, pace: { cap: paceCap(record.sport) } });
-          continue;
-        }
-        const values = panel.convert ? column.map(panel.convert) : column;
-        panels.push({ metric: panel.metric, label: panel.label, unit: panel.unit, values, decimals: panel.decimals, profile: panel.profile ?? false, fromZero: panel.fromZero ?? false });
-      }
-      series = { elapsed, duration: elapsed[elapsed.length - 1]!, panels };
-    }
     sendPage(ctx, 200, activityPage({
-      activity: details as unknown as ActivityDetailsView,
-      series,
-      meanMax: curve && curveMetric ? { metric: curveMetric, points: points(curve, curveMetric) } : null,
-      numbers: numbers && { numbers: numbers.body, zoneSystem, route: latitude && longitude ? { latitude, longitude } : null },
+      ...(await activityView(deps, ctx, record, personalPrincipal(user.id), `/training/activities/${record.id}`)),
       notes: record.notes ?? null,
       corrections: correctionsForm(record, session.csrf_token),
       notice: queryValue(ctx, 'notice') === 'saved' ? 'Saved.' : null,

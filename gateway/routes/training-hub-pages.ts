@@ -5,6 +5,7 @@
  *   GET /training/calendar[?week=YYYY-MM-DD]             weeks as rows, activities and scheduled workouts
  *   GET /teams/:team_id/athletes                         the athletes who authorized the team (team members only)
  *   GET /teams/:team_id/members/:user_id/calendar|load|season   the same pages of one of them, for their coach
+ *   GET /teams/:team_id/members/:user_id/activities/:activity_id  one of their activities (no corrections form)
  *
  * Every number comes from the services the API routes call: the load rows of `GET /api/v1/ext/training-load`
  * (services/training-load.ts), each activity's load of `GET /api/v1/ext/activities/{id}/numbers`, the
@@ -20,7 +21,7 @@ import { addDays, daysBetween, parseDate, todayLocal } from '../../domain/time.j
 import type { Principal } from '../auth/access-tokens.js';
 import { engineCallOptions } from '../client-gone.js';
 import type { GatewayDeps } from '../deps.js';
-import { HttpError } from '../errors.js';
+import { HttpError, NotFoundError } from '../errors.js';
 import { sendPage } from '../pages/layout.js';
 import { notFoundPage } from '../pages/messages.js';
 import { calendarPage, mondayOf, type CalendarActivity, type CalendarWeek } from '../pages/athlete/calendar-page.js';
@@ -38,7 +39,9 @@ import { findWorkouts, applicationNames } from '../services/workouts.js';
 import { presentWorkout } from '../presenters/workout.js';
 import type { RouteTable } from '../route-table.js';
 import { queryValue, seasonView, signedInHandler } from '../pages/athlete/page-handlers.js';
-import { personalPrincipal } from '../services/activities.js';
+import { ownActivity, personalPrincipal } from '../services/activities.js';
+import { activityPage } from '../pages/athlete/activity-page.js';
+import { activityView } from '../pages/athlete/activity-view.js';
 
 /** The longest custom range of the load page, days. */
 const MAX_RANGE_DAYS = 731;
@@ -79,7 +82,7 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
         team: { id: membership.team.id, name: membership.team.name },
       };
       const principal: Principal = { ...personalPrincipal(member.id), scopes: new Set(authorization.scopes), actorId: user.id, org: teamId };
-      if (!principal.scopes.has('activities:read')) return sendPage(ctx, 200, notSharedPage(subject, ctx.path.split('/').at(-1) ?? 'calendar'));
+      if (!principal.scopes.has('activities:read')) return sendPage(ctx, 200, notSharedPage(subject, ctx.params.activity_id !== undefined ? 'activity' : ctx.path.split('/').at(-1) ?? 'calendar'));
       await page(ctx, { subject, principal });
     });
   }
@@ -179,6 +182,14 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
     return out;
   }
 
+  /** A member's activity as their page shows it, read through their grant; theirs only (another's id is the 404 page). */
+  async function showActivity(ctx: Context, { subject, principal }: Reader): Promise<void> {
+    const id = String(ctx.params.activity_id ?? '');
+    if (id.length > 64) throw new NotFoundError('Activity not found');
+    const record = await ownActivity(deps, id, subject.userId);
+    sendPage(ctx, 200, activityPage({ ...(await activityView(deps, ctx, record, principal, `${subject.base}/activities/${encodeURIComponent(record.id)}`)), owner: { name: subject.name ?? '', base: subject.base } }));
+  }
+
   async function showSeason(ctx: Context, { subject }: Reader): Promise<void> {
     sendPage(ctx, 200, seasonPage({ ...(await seasonView(deps, ctx, subject.userId)), subject }));
   }
@@ -188,6 +199,7 @@ export function trainingHubPageRoutes(table: RouteTable, deps: GatewayDeps): voi
   table.page({ method: 'get', path: '/teams/:team_id/members/:user_id/load', name: 'memberLoadPage' }, memberPage(showLoad));
   table.page({ method: 'get', path: '/teams/:team_id/members/:user_id/calendar', name: 'memberCalendar' }, memberPage(showCalendar));
   table.page({ method: 'get', path: '/teams/:team_id/members/:user_id/season', name: 'memberSeason' }, memberPage(showSeason));
+  table.page({ method: 'get', path: '/teams/:team_id/members/:user_id/activities/:activity_id', name: 'memberActivity' }, memberPage(showActivity));
 
   table.page({ method: 'get', path: '/teams/:team_id/athletes', name: 'teamAthletes' }, signedInHandler(deps, async (ctx, { user }) => {
     const membership = await teamOfMember(store, String(ctx.params.team_id ?? '').slice(0, 65), user.id);

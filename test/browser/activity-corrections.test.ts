@@ -2,16 +2,16 @@
  * Correcting and deleting an activity in a real browser (issue 28 item 5), at desktop size (1280×800): a
  * person signs in, opens an uploaded ride, changes its sport and tags and writes notes, saves, and sees them
  * on the page and in the API's `tags` and `sport`; then deletes it through the confirmation step, lands on the
- * list, and the activity is gone there and from the API. The page is also checked at phone size (390×844)
- * for sideways overflow. Screenshots: test-artifacts/screenshots/athlete-corrections-*.png. The same forms
- * over HTTP: test/gateway/activity-correction-pages.test.ts.
+ * list, and the activity is gone there and from the API. The form and the confirmation are also checked at
+ * phone size (390×844) for sideways overflow. Screenshots at both sizes: test-artifacts/screenshots/corrections-*.png
+ * (with SCREENS_DIR=docs/screens copied there for the README). The same forms over HTTP:
+ * test/gateway/activity-correction-pages.test.ts.
  */
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, launchChromium, screenshot, signInWithPassword } from '../support/chromium.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { csvActivity, uploadProcessed } from '../support/uploads.js';
 
@@ -34,11 +34,13 @@ corrections.after(async (context) => {
   await context.stack?.close();
 });
 
-async function signIn(page: Page, baseUrl: string, email: string): Promise<void> {
-  await page.goto(`${baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+/** At phone size (390×844): nothing sticks out sideways; the screenshot `corrections-<name>-phone`; back to desktop. */
+async function checkPhone(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const widths = await page.evaluate<{ document: number; viewport: number }>('({ document: document.documentElement.scrollWidth, viewport: window.innerWidth })');
+  assert.ok(widths.document <= widths.viewport, `phone, ${name}: the page is ${widths.document}px wide in a ${widths.viewport}px viewport`);
+  await screenshot(page, `corrections-${name}-phone`);
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 async function api(stack: TestStack, token: string, urlPath: string): Promise<{ status: number; body: any }> {
@@ -56,7 +58,7 @@ corrections('changes sport, tags and notes, sees them on the page and in the API
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   try {
-    await signIn(page, stack.baseUrl, email);
+    await signInWithPassword(page, stack.baseUrl, email, PASSWORD);
     await page.goto(`${stack.baseUrl}/training/activities/${id}`);
     assert.is(await page.textContent('h1'), 'Road cycling');
     await page.selectOption('select#sport', 'cycling.gravel');
@@ -68,22 +70,19 @@ corrections('changes sport, tags and notes, sees them on the page and in the API
     assert.is(await page.textContent('p.notes'), 'Dusty.\nTwo flats.');
     assert.is(await page.textContent('[role=status]'), 'Saved.');
     assert.is(await page.inputValue('input#tags'), 'race, gravel worlds', 'the form shows what is stored');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'athlete-corrections-desktop.png'), fullPage: true });
+    await screenshot(page, 'corrections-form-desktop');
 
     const details = await api(stack, token, `/api/v1/activities/${id}`);
     assert.is(details.body.sport, 'cycling.gravel');
     assert.equal(details.body.tags, ['race', 'gravel worlds']);
     assert.equal((await api(stack, token, `/api/v1/ext/activities/${id}`)).body.notes, 'Dusty.\nTwo flats.');
 
-    await page.setViewportSize({ width: 390, height: 844 });
-    const widths = await page.evaluate<{ document: number; viewport: number }>('({ document: document.documentElement.scrollWidth, viewport: window.innerWidth })');
-    assert.ok(widths.document <= widths.viewport, `phone: the page is ${widths.document}px wide in a ${widths.viewport}px viewport`);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'athlete-corrections-phone.png'), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await checkPhone(page, 'form');
 
     await Promise.all([page.waitForURL(/\/delete$/), page.click('a.danger-link')]);
     assert.is(await page.textContent('h1'), 'Delete this activity?');
-    await page.screenshot({ path: path.join(ARTIFACTS, 'athlete-corrections-delete-desktop.png'), fullPage: true });
+    await screenshot(page, 'corrections-delete-desktop');
+    await checkPhone(page, 'delete');
     await Promise.all([page.waitForURL(/\/training\?notice=deleted$/), page.click('button.danger')]);
     assert.is(await page.textContent('[role=status]'), 'The activity was deleted.');
     const links = await page.$$eval('a.activity-row', (rows) => rows.map((row) => row.getAttribute('href')));

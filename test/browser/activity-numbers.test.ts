@@ -5,7 +5,7 @@
  * each, and sees the load, weighted power or pace and zones the numbers endpoint answers, the route drawn as
  * an SVG track with nothing fetched from another origin, and no page wider than the phone; without a threshold the
  * load is a dash and the reason links the settings. Screenshots:
- * test-artifacts/screenshots/activity-*.png (copies in docs/screens/). The same page over HTTP:
+ * test-artifacts/screenshots/activity-*.png (with SCREENS_DIR=docs/screens the full pages are copied there). The same page over HTTP:
  * test/gateway/activity-numbers-page.test.ts.
  */
 import { skipUnless, suite } from '../support/uvu.js';
@@ -13,9 +13,8 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { signInWithPassword } from '../support/browser-sign-in.js';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, screenshot, signInWithPassword } from '../support/chromium.js';
 import { FIXTURES } from '../support/paths.js';
 import { jsonClient, okJson } from '../support/json-api.js';
 import { uploadProcessed } from '../support/uploads.js';
@@ -99,7 +98,7 @@ numbers('shows a ride\'s and a run\'s numbers, zones and route as the API answer
         assert.ok(widths.document <= widths.viewport, `${name} ${viewport.name}: the page is ${widths.document}px wide in a ${widths.viewport}px viewport (${widths.wide.join(', ')})`);
         const narrowShown = await page.evaluate<boolean>('getComputedStyle(document.querySelector(".zone-chart svg.chart-narrow")).display !== "none"');
         assert.is(narrowShown, viewport.name === 'phone', `${name} ${viewport.name}: the zone chart drawn for the size`);
-        await page.screenshot({ path: path.join(ARTIFACTS, `activity-${name}-numbers-${viewport.name}.png`), fullPage: true });
+        await screenshot(page, `activity-${name}-numbers-${viewport.name}`);
       }
       await page.setViewportSize({ width: 1280, height: 800 });
     }

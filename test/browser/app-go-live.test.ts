@@ -9,9 +9,9 @@
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, submitPasswordForm } from '../support/chromium.js';
 import { pkcePair } from '../support/oauth.js';
 import { createApplication, createUser } from '../../gateway/services/accounts.js';
 import { isPrivate, presentApplication } from '../../gateway/presenters/application.js';
@@ -32,12 +32,6 @@ goLive.after(async (context) => {
   await context.stack?.close();
 });
 
-async function signInWithPassword(page: Page, email: string): Promise<void> {
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await page.click('form[action="/signin/password"] button[type="submit"]');
-}
-
 goLive('an owner writes the purposes and goes live in one click; another person then sees them on the consent screen', async ({ stack, browser }) => {
   await createUser(stack.store, { email: 'go-live-owner@example.com', password: PASSWORD });
   const ownerId = (await stack.store.users.findOne({ email: 'go-live-owner@example.com' }))!.id;
@@ -47,7 +41,7 @@ goLive('an owner writes the purposes and goes live in one click; another person 
   const owner = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const settings = await owner.newPage();
   await settings.goto(`${stack.baseUrl}/signin`);
-  await signInWithPassword(settings, 'go-live-owner@example.com');
+  await submitPasswordForm(settings, 'go-live-owner@example.com', PASSWORD);
   await settings.waitForURL(/\/training$/);
   await settings.goto(`${stack.baseUrl}/account/applications/${app.id}`);
   await settings.getByLabel('Your activities').fill(ACTIVITIES);
@@ -77,7 +71,7 @@ goLive('an owner writes the purposes and goes live in one click; another person 
     response_type: 'code', client_id: app.id, redirect_uri: pageUrl, scope: 'activities:read wellness:read', state: 'st', code_challenge: pkcePair().challenge, code_challenge_method: 'S256',
   })) authorize.searchParams.set(name, value);
   await page.goto(authorize.href);
-  await Promise.all([page.waitForURL(/\/oauth\/interaction\//), signInWithPassword(page, 'go-live-athlete@example.com')]);
+  await Promise.all([page.waitForURL(/\/oauth\/interaction\//), submitPasswordForm(page, 'go-live-athlete@example.com', PASSWORD)]);
   assert.is(await page.locator('h1').textContent(), 'Pacer wants to use your Threshold account', 'the consent screen, not the not-ready page');
   assert.ok(await page.getByText(ACTIVITIES).isVisible());
   assert.ok(await page.getByText(WELLNESS).isVisible());

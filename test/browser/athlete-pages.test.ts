@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
 import { FIXTURES } from '../support/paths.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { settled, upload } from '../support/uploads.js';
@@ -64,12 +64,24 @@ async function assertNoOverflow(page: Page, what: string): Promise<void> {
   assert.equal(widths.scrolled, [], `${what}: a table is wider than its panel`);
 }
 
-/** Signs `email` in with the password form; the page lands on /training. */
-async function signIn(page: Page, baseUrl: string, email: string): Promise<void> {
-  await page.goto(`${baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+/**
+ * The athlete's navigation reads at a glance: one row on a desktop; on a phone a grid of equally wide links
+ * in two rows, every label whole (none cut off or pushed out sideways).
+ */
+async function assertNavReads(page: Page, viewport: { name: string }): Promise<void> {
+  const links = await page.evaluate<{ label: string; top: number; width: number; clipped: boolean }[]>(
+    '[...document.querySelectorAll("nav.athlete a")].map((a) => { const box = a.getBoundingClientRect(); return { label: a.textContent, top: Math.round(box.top), width: box.width, clipped: a.scrollWidth > a.clientWidth || box.right > window.innerWidth }; })',
+  );
+  assert.is(links.length, 7, 'seven links');
+  assert.equal(links.filter((link) => link.clipped).map((link) => link.label), [], `${viewport.name}: nav labels cut off`);
+  const rows = new Set(links.map((link) => link.top)).size;
+  if (viewport.name === 'desktop') {
+    assert.is(rows, 1, 'desktop: the nav is one row');
+    return;
+  }
+  assert.is(rows, 2, 'phone: the nav is two rows');
+  const widths = links.map((link) => link.width);
+  assert.ok(Math.max(...widths) - Math.min(...widths) < 1, `phone: the nav's links are equally wide (${widths.map(Math.round).join(', ')} px)`);
 }
 
 /** Drops `file` on the drop zone as a browser does for a file dragged from the desktop. */
@@ -103,15 +115,16 @@ pages('uploads a real ride by drag and drop or file input, watches it become pro
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
-    await page.goto(`${context.stack.baseUrl}/signin`);
-    await page.fill('form[action="/signin/password"] input[name="email"]', email);
-    await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-    await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+    await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
     assert.ok(await page.getByText('No activities yet.').isVisible());
     await shot(page, `${viewport.name}-list-empty`);
+    await assertNavReads(page, viewport);
 
     await Promise.all([page.waitForURL(/\/training\/upload$/), page.getByRole('navigation', { name: 'Training' }).getByRole('link', { name: 'Upload' }).click()]);
     assert.ok(await page.locator('html.js').count(), 'the enhancement script ran');
+    // The script sends any number of files in batches; only the plain form keeps the per-request limit.
+    assert.ok(await page.getByText(/^or choose as many files as you like, [\d.]+ MiB each$/).isVisible(), 'with script: any number of files');
+    assert.not.ok(await page.getByText(/up to \d+ files/).isVisible(), 'with script: no file limit is stated');
     if (viewport.name === 'desktop') await dropFile(page, RIDE);
     else await page.setInputFiles('#files', RIDE);
     const row = page.locator('#live li', { hasText: '4078723797.fit' });
@@ -175,7 +188,7 @@ pages('shows a real run\'s pace (min:ss per km) in the list, the summary, the la
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    await signIn(page, context.stack.baseUrl, email);
+    await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
     await page.goto(`${context.stack.baseUrl}/training`);
     assert.match((await page.locator('.activities li .spd').first().textContent())!, /^\d{1,2}:\d\d\/km$/);
 
@@ -211,12 +224,11 @@ pages('uploads through the plain file form without script and follows the status
   await createUser(context.stack.store, { email, password: PASSWORD, first_name: 'Noor', last_name: 'Plain' });
   const browser = await context.browser.newContext({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: false });
   const page = await browser.newPage();
-  await page.goto(`${context.stack.baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
   await page.goto(`${context.stack.baseUrl}/training/upload`);
   assert.is(await page.locator('html.js').count(), 0);
+  assert.ok(await page.getByText(/^or choose up to 10 files at a time, [\d.]+ MiB each$/).isVisible(), 'without script: the per-request limit');
+  assert.not.ok(await page.getByText('as many files as you like').isVisible(), 'without script: no promise of any number');
   await page.setInputFiles('#files', RIDE);
   await Promise.all([page.waitForURL(/notice=uploaded/), page.getByRole('button', { name: 'Upload' }).click()]);
   // The answer reloads itself (Refresh: 2) while its source is processing.

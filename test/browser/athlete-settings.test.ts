@@ -5,14 +5,14 @@
  * polling /training/settings/derived), and sees the values with their provenance, the maps and the
  * heart-rate zones; then declares an FTP and sees the power zones; a hostile value shows its error beside
  * the field. No page is wider than the phone. Screenshots: test-artifacts/screenshots/settings-*.png
- * (copied to docs/screens/ for the README). The same page over HTTP: test/gateway/athlete-settings.test.ts.
+ * (with SCREENS_DIR=docs/screens copied there for the README). The same page over HTTP: test/gateway/athlete-settings.test.ts.
  */
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, screenshot, signInWithPassword } from '../support/chromium.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { todayLocal } from '../../domain/time.js';
 
@@ -92,7 +92,7 @@ settings('declares CP and heart rates, watches the recomputation resolve, and se
     assert.is(await powerZones.count(), 7, 'seven power zones from the declared FTP');
     assert.not.ok(await page.getByText('Threshold power: rides with power').count(), 'nothing missing for power any more');
     await assertNoOverflow(page, `${viewport.name} settings`);
-    await page.screenshot({ path: path.join(ARTIFACTS, `settings-${viewport.name}.png`), fullPage: true });
+    await screenshot(page, `settings-${viewport.name}`);
 
     assert.equal(errors, [], `${viewport.name}: no script errors`);
 

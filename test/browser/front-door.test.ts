@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, submitPasswordForm } from '../support/chromium.js';
 
 interface Context {
   stack: TestStack;
@@ -79,9 +79,7 @@ door('opens the address, signs up and lands on the training page, then signs out
     await Promise.all([page.waitForURL(/\/signin$/), page.getByRole('button', { name: 'Sign out' }).first().click()]);
     await page.goto(`${stack.baseUrl}/`);
     await Promise.all([page.waitForURL(/\/signin$/), page.getByRole('link', { name: 'Sign in', exact: true }).click()]);
-    await page.fill('form[action="/signin/password"] input[name="email"]', email);
-    await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-    await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+    await Promise.all([page.waitForURL(/\/training$/), submitPasswordForm(page, email, PASSWORD)]);
     assert.ok(await page.getByText('No activities yet.').isVisible(), 'signing in lands on the training page');
     assert.equal(errors, []);
     await context.close();

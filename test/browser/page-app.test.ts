@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
 import { okJson } from '../support/json-api.js';
 import { deploy } from '../support/page-deploys.js';
 import { createUser } from '../../gateway/services/accounts.js';
@@ -116,10 +116,7 @@ flow('deploys a single-page app that signs in with PKCE against the service, at 
 
     const browserContext = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height } });
     const page = await browserContext.newPage();
-    await page.goto(`${stack.baseUrl}/signin`);
-    await page.fill('form[action="/signin/password"] input[name="email"]', email);
-    await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-    await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+    await signInWithPassword(page, stack.baseUrl, email, PASSWORD);
 
     // The owner edits the application: one form, an inline error first, then saved.
     await page.goto(`${stack.baseUrl}/account/applications/${app.id}`);

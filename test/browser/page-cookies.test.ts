@@ -24,7 +24,7 @@ import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
 import { okJson } from '../support/json-api.js';
 import { deploy } from '../support/page-deploys.js';
 import { signIn } from '../support/browser-session.js';
@@ -87,14 +87,6 @@ async function visitPlantingPage(page: Page, url: string): Promise<void> {
   await page.waitForSelector('body[data-planted="yes"]');
 }
 
-/** Signs in through the sign-in form; lands on the athlete's training (/training). */
-async function signInThroughForm(page: Page, stack: TestStack, email: string): Promise<void> {
-  await page.goto(`${stack.baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
-}
-
 /** A visitor in a fresh browser, closed after `visit`. */
 async function asVisitor(context: Context, visit: (page: Page, browserContext: BrowserContext) => Promise<void>): Promise<void> {
   const browserContext = await context.browser.newContext();
@@ -110,7 +102,7 @@ async function asSignedInVisitor(context: Context, tag: string, visit: (page: Pa
   const email = `visitor-${tag}@example.com`;
   await createUser(context.stack.store, { email, password: PASSWORD, first_name: 'Vera', last_name: 'Visitor' });
   await asVisitor(context, async (page, browserContext) => {
-    await signInThroughForm(page, context.stack, email);
+    await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
     await visit(page, email, browserContext);
   });
 }
@@ -200,7 +192,7 @@ shared('a copy planted under /signin beside a signed-in visitor\'s cookie costs 
   await visitPlantingPage(page, pages.signin);
   // /signin sees the name twice: it cannot tell which is the visitor's, so it expires the copy and starts a fresh session.
   await expectSignInScreen(context, page, browserContext, '/signin');
-  await signInThroughForm(page, stack, email);
+  await signInWithPassword(page, stack.baseUrl, email, PASSWORD);
   const account = await open(page, `${stack.baseUrl}/account`);
   assert.is(account.path, '/account');
   assert.match(account.text, email);

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { createTeam } from '../../gateway/services/teams.js';
 import { authorizeTeam } from '../../gateway/services/team-access.js';
@@ -65,10 +65,7 @@ async function signedIn(context: Context, viewport: (typeof VIEWPORTS)[number], 
   // The teams' logos (a team is created with one), served by the test for their https URLs.
   await browser.route(/^https:\/\/(squad|riverside)\.example\.com\//, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO }));
   const page = await browser.newPage();
-  await page.goto(`${context.stack.baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
   await page.goto(`${context.stack.baseUrl}/account`);
   return { id: user.id, email, browser, page };
 }

@@ -5,18 +5,16 @@
  * in the navigation and reads fitness, fatigue and form stated in words, and bars, with the numbers
  * `GET /api/v1/ext/training-load?format=json` returns; follows Calendar, which opens on the current week, and
  * every week's totals equal the sum of its activities; a coach follows the team page to the athletes and sees
- * the member's calendar, load and season under the member's name, and gets the 404 page for a non-member.
+ * the member's calendar, one of their activities, their load and season under the member's name, and gets the
+ * 404 page for a non-member.
  * Screenshots land in test-artifacts/screenshots/hub-*.png; with SCREENS_DIR set (e.g. `SCREENS_DIR=docs/screens`,
  * relative to the repository) they are copied there too. The same pages over HTTP: test/gateway/training-hub-pages.test.ts.
  */
 import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { chromiumMissing, launchChromium, screenshot, signInWithPassword } from '../support/chromium.js';
 import { declareThresholds, uploadSeason } from '../support/training-season.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { createTeam } from '../../gateway/services/teams.js';
@@ -65,14 +63,7 @@ hub.after(async (context) => {
 });
 
 async function shot(page: Page, name: string): Promise<void> {
-  const file = path.join(ARTIFACTS, `hub-${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  const copyTo = process.env.SCREENS_DIR;
-  if (copyTo) {
-    const dir = path.resolve(REPO_ROOT, copyTo);
-    fs.mkdirSync(dir, { recursive: true });
-    fs.copyFileSync(file, path.join(dir, path.basename(file)));
-  }
+  await screenshot(page, `hub-${name}`);
 }
 
 async function assertNoOverflow(page: Page, what: string): Promise<void> {
@@ -87,10 +78,7 @@ async function signedIn(context: Context, viewport: (typeof VIEWPORTS)[number], 
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
-  await page.goto(`${context.stack.baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await signInWithPassword(page, context.stack.baseUrl, email, PASSWORD);
   return { browser, page, errors };
 }
 
@@ -181,6 +169,13 @@ hub('a coach sees a member\'s calendar, load and season under the member\'s name
     assert.ok(await page.locator('.cal-act').count());
     await shot(page, `${viewport.name}-member-calendar`);
     await assertNoOverflow(page, 'member calendar');
+    await Promise.all([page.waitForURL(/\/members\/[^/]+\/activities\/[^/]+$/), page.locator('a.cal-act').last().click()]);
+    assert.match((await page.locator('h1').textContent())!, / — Ada Rider$/, 'the member activity page carries the member\'s name');
+    assert.ok(await page.locator('section[aria-labelledby="numbers"]').count(), 'the training numbers');
+    assert.is(await page.locator('form.corrections').count(), 0, 'no corrections form for a coach');
+    await shot(page, `${viewport.name}-member-activity`);
+    await assertNoOverflow(page, 'member activity');
+    await Promise.all([page.waitForURL(/\/calendar$/), page.getByRole('link', { name: '← Calendar — Ada Rider' }).click()]);
     await Promise.all([page.waitForURL(/\/load$/), page.locator('nav.member-pages').getByRole('link', { name: 'Load' }).click()]);
     assert.is(await page.locator('h1').textContent(), 'Training load — Ada Rider');
     assert.ok(await page.locator('figure.load svg.chart:visible rect.day').count());

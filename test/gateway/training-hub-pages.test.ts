@@ -141,19 +141,32 @@ hub('hostile query values are named on the page, never a 500', async (context) =
   }
 });
 
-hub('a coach sees an authorizing athlete\'s pages with their name, "not shared" without activities:read, and 404 otherwise', async (context) => {
+const TEAM_LINKS = { url: 'https://rouleur.example.com', image: 'https://rouleur.example.com/logo.png', privacy_statement: 'https://rouleur.example.com/privacy' };
+
+/**
+ * A coach's team `name` that the season's athlete authorized with activities:read and Pia Private with
+ * wellness:read only; Sam, a stranger to it; the coach's and the stranger's session cookies, and the
+ * athlete's member pages' prefix. `tag` keeps the e-mail addresses apart between tests.
+ */
+async function coachedTeam(context: Context, tag: string, name: string) {
   const { store } = context.stack;
-  const coach = await createUser(store, { email: 'coach@example.com', first_name: 'Cora', last_name: 'Coach' });
-  const stranger = await createUser(store, { email: 'stranger@example.com', first_name: 'Sam' });
-  const private_ = await createUser(store, { email: 'private@example.com', first_name: 'Pia', last_name: 'Private' });
-  const links = { url: 'https://rouleur.example.com', image: 'https://rouleur.example.com/logo.png', privacy_statement: 'https://rouleur.example.com/privacy' };
-  const team = await createTeam(store, coach.id, { name: 'Club Rouleur', ...links });
-  const other = await createTeam(store, stranger.id, { name: 'Other club', ...links });
+  const coach = await createUser(store, { email: `${tag}coach@example.com`, first_name: 'Cora', last_name: 'Coach' });
+  const stranger = await createUser(store, { email: `${tag}stranger@example.com`, first_name: 'Sam' });
+  const private_ = await createUser(store, { email: `${tag}private@example.com`, first_name: 'Pia', last_name: 'Private' });
+  const team = await createTeam(store, coach.id, { name, ...TEAM_LINKS });
   await authorizeTeam(store, team.id, context.athlete.id, ['activities:read']);
   await authorizeTeam(store, team.id, private_.id, ['wellness:read']);
-  const coachCookie = (await sessionFor(store, coach.id)).cookie;
-  const strangerCookie = (await sessionFor(store, stranger.id)).cookie;
-  const base = `/teams/${team.id}/members/${context.athlete.id}`;
+  return {
+    team, stranger, private_,
+    coachCookie: (await sessionFor(store, coach.id)).cookie,
+    strangerCookie: (await sessionFor(store, stranger.id)).cookie,
+    base: `/teams/${team.id}/members/${context.athlete.id}`,
+  };
+}
+
+hub('a coach sees an authorizing athlete\'s pages with their name, "not shared" without activities:read, and 404 otherwise', async (context) => {
+  const { team, stranger, private_, coachCookie, strangerCookie, base } = await coachedTeam(context, '', 'Club Rouleur');
+  const other = await createTeam(context.stack.store, stranger.id, { name: 'Other club', ...TEAM_LINKS });
   for (const view of ['calendar', 'load', 'season']) {
     const shown = await page(context, `${base}/${view}`, coachCookie);
     assert.is(shown.status, 200, view);
@@ -184,6 +197,39 @@ hub('a coach sees an authorizing athlete\'s pages with their name, "not shared" 
     const response = await page(context, path, cookie);
     assert.is(response.status, 404, path);
     assert.not.match(response.body, /Ada/);
+  }
+});
+
+hub('a coach opens a member\'s activity from their calendar: numbers and charts under the member\'s name, no corrections form; 404 otherwise', async (context) => {
+  const { team, stranger: outsider, private_: quiet, coachCookie, strangerCookie: outsiderCookie, base } = await coachedTeam(context, 'activity-', 'Activity club');
+
+  const calendar = await page(context, `${base}/calendar`, coachCookie);
+  const linked = new RegExp(`<a class="cal-act" href="${base}/activities/([^"]+)"`).exec(calendar.body);
+  assert.ok(linked, 'the member calendar links each activity to the member activity page');
+  const id = linked![1]!;
+  const shown = await page(context, `${base}/activities/${id}`, coachCookie);
+  assert.is(shown.status, 200);
+  assert.match(shown.body, /<h1>[^<]+ — Ada Rider<\/h1>/);
+  assert.match(shown.body, new RegExp(`<a href="${base}/calendar">← Calendar — Ada Rider</a>`));
+  assert.match(shown.body, /aria-labelledby="numbers"/, 'the training numbers');
+  assert.ok(shown.body.includes(`<form class="zone-system" method="get" action="${base}/activities/${id}#zones">`), 'the zone chooser stays on the member activity page');
+  assert.match(shown.body, /aria-labelledby="over-time"/, 'the charts');
+  const numbers = (await (await context.stack.get(`/api/v1/ext/activities/${id}/numbers`, context.athlete.token)).json()) as { load: number | null };
+  if (numbers.load !== null) assert.ok(shown.body.includes(String(Math.round(numbers.load))), 'the load the API answers');
+  assert.not.match(shown.body, /class="corrections"|\/delete"|Delete activity/, 'no corrections or delete for a coach');
+
+  assert.match((await page(context, `/teams/${team.id}/members/${quiet.id}/activities/${id}`, coachCookie)).body, /Not shared\./, 'without activities:read: not shared');
+  for (const [path, cookie] of [
+    [`${base}/activities/${id}`, outsiderCookie], // not in the team
+    [`${base}/activities/${id}`, context.athlete.cookie], // the athlete is no member of the coach's team
+    [`/teams/${team.id}/members/${outsider.id}/activities/${id}`, coachCookie], // never authorized the team
+    [`${base}/activities/nope`, coachCookie],
+    [`${base}/activities/${'x'.repeat(200)}`, coachCookie],
+    [`${base}/activities/%3Cscript%3E`, coachCookie],
+  ] as const) {
+    const response = await page(context, path, cookie);
+    assert.is(response.status, 404, path);
+    assert.not.match(response.body, /Ada Rider|<script>/, path);
   }
 });
 

@@ -35,10 +35,30 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/** Fills the password form of the page on screen and submits it; the caller waits for where it lands. */
+export async function submitPasswordForm(page: Page, email: string, password: string): Promise<void> {
+  await page.fill('form[action="/signin/password"] input[name="email"]', email);
+  await page.fill('form[action="/signin/password"] input[name="password"]', password);
+  await page.click('form[action="/signin/password"] button[type="submit"]');
+}
+
 /** Signs `email` in through the password form of /signin and waits until the page lands on /training. */
 export async function signInWithPassword(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
   await page.goto(`${baseUrl}/signin`);
-  await page.fill('form[action="/signin/password"] input[name="email"]', email);
-  await page.fill('form[action="/signin/password"] input[name="password"]', password);
-  await Promise.all([page.waitForURL(/\/training$/), page.click('form[action="/signin/password"] button[type="submit"]')]);
+  await Promise.all([page.waitForURL(/\/training$/), submitPasswordForm(page, email, password)]);
+}
+
+/**
+ * A full-page screenshot into test-artifacts/screenshots/`name`.png; with SCREENS_DIR set (relative to the
+ * repository, e.g. `SCREENS_DIR=docs/screens`) copied there too, where the README's screens are kept.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  const copyTo = process.env.SCREENS_DIR;
+  if (copyTo) {
+    const dir = path.resolve(REPO_ROOT, copyTo);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(file, path.join(dir, path.basename(file)));
+  }
 }

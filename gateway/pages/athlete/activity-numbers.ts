@@ -23,6 +23,8 @@ export interface NumbersView {
   zoneSystem: string | null;
   /** GPS fixes as `/data` answers latitude and longitude (degrees, NaN where none); null without the columns. */
   route: { latitude: ArrayLike<number>; longitude: ArrayLike<number> } | null;
+  /** The page the zone chooser asks again (`/training/activities/{id}`, or the coach's view of it). */
+  pagePath: string;
 }
 
 export const NUMBERS_STYLE = `
@@ -153,7 +155,7 @@ export function zonesPanel(view: NumbersView): Html {
     }));
     return html`<div class="zone-chart" data-quantity="${entry.quantity}" data-zone-system="${entry.zone_system}">${heading}${zoneBarsFigure(`Time in ${name} zones`, bars)}</div>`;
   });
-  const chooser = html`<form class="zone-system" method="get" action="/training/activities/${numbers.activity_id}#zones"><label for="zone_system">Zones</label><select id="zone_system" name="zone_system">
+  const chooser = html`<form class="zone-system" method="get" action="${view.pagePath}#zones"><label for="zone_system">Zones</label><select id="zone_system" name="zone_system">
 <option value=""${view.zoneSystem === null ? html` selected` : null}>Default for each</option>${ZONE_SYSTEM_NAMES.map((system) => html`<option value="${system}"${view.zoneSystem === system ? html` selected` : null}>${SYSTEM_LABELS[system]}</option>`)}</select><button type="submit" class="button secondary">Show</button></form>`;
   return html`<section class="panel" aria-labelledby="zones"><div class="panel-head"><h2 id="zones">Time in zones</h2>${chooser}</div>${charts}</section>`;
 }

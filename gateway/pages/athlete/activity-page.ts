@@ -46,6 +46,8 @@ export interface ActivityView {
   notes?: string | null;
   corrections?: CorrectionsForm | null;
   notice?: string | null;
+  /** A team member's activity seen by their coach: the member's name for the heading, their pages' prefix for the crumb. */
+  owner?: { name: string; base: string } | null;
 }
 
 const PEAKS = [5, 60, 300, 1200, 3600] as const;
@@ -134,8 +136,9 @@ ${meanMaxFigure([{ label: kind.slice(0, 1).toUpperCase() + kind.slice(1), color:
 export function activityPage(view: ActivityView): PageOptions {
   const { activity } = view;
   const when = localParts(activity.start_local, true);
-  const title = sportName(activity.sport);
-  const body = html`<p class="crumb"><a href="/training">← Activities</a></p>
+  const { owner } = view;
+  const title = owner ? `${sportName(activity.sport)} — ${owner.name}` : sportName(activity.sport);
+  const body = html`<p class="crumb">${owner ? html`<a href="${owner.base}/calendar">← Calendar — ${owner.name}</a>` : html`<a href="/training">← Activities</a>`}</p>
 <div class="page-head"><div><h1>${title}</h1><p class="muted">${when.day} at ${when.time}${activity.devices.length > 0 ? html` · ${activity.devices.join(', ')}` : null}</p>
 ${activity.tags.length > 0 ? html`<p>${activity.tags.map((tag) => html`<span class="chip">${tag}</span>`)}</p>` : null}${view.notes ? html`<p class="notes">${view.notes}</p>` : null}</div></div>
 ${view.notice ? html`<p class="notice success" role="status">${view.notice}</p>` : null}
@@ -147,5 +150,5 @@ ${view.series && view.series.panels.length > 0
 ${meanMaxPanel(view)}
 ${lapsTable(activity)}
 ${view.corrections ? correctionsPanel(view.corrections) : null}`;
-  return athletePage({ title: `${title}, ${when.day}`, current: 'activities', body, style: CORRECTIONS_STYLE + NUMBERS_STYLE });
+  return athletePage({ title: `${title}, ${when.day}`, current: owner ? null : 'activities', body, style: CORRECTIONS_STYLE + NUMBERS_STYLE });
 }

@@ -73,9 +73,7 @@ function shortDate(date: string): string {
 function activityCell(subject: Subject, activity: CalendarActivity): Html {
   const inner = html`<strong>${sportName(activity.sport)}</strong><span>${clockOf(activity.seconds)}${activity.metres !== null ? html` · ${oneDecimal(activity.metres / 1000)} km` : null}</span><span>${activity.load !== null ? html`Load ${whole(activity.load)}` : html`<span class="muted">No load</span>`}</span>`;
   const data = html` data-activity="${activity.id}" data-seconds="${String(activity.seconds)}" data-metres="${String(activity.metres ?? 0)}" data-load="${String(activity.load ?? 0)}"`;
-  return subject.team === null
-    ? html`<a class="cal-act" href="/training/activities/${encodeURIComponent(activity.id)}"${data}>${inner}</a>`
-    : html`<div class="cal-act"${data}>${inner}</div>`;
+  return html`<a class="cal-act" href="${subject.base}/activities/${encodeURIComponent(activity.id)}"${data}>${inner}</a>`;
 }
 
 function workoutCell(workout: CalendarWorkout): Html {

@@ -104,8 +104,8 @@ a.activity-row:hover{background:#f8fafc}
 @media (max-width:760px){
 main.dashboard{padding:1rem .75rem 2rem}
 header.top{margin-bottom:1rem}
-nav.athlete{width:100%;justify-content:space-between;gap:0}
-nav.athlete a{padding:.4rem .6rem}
+nav.athlete{width:100%;display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:.25rem}
+nav.athlete a{padding:.45rem .2rem;text-align:center;font-size:.875rem;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;border-color:#eef0f4}
 table.data th,table.data th.num{white-space:normal;padding:.4rem .35rem}table.data td{padding:.45rem .35rem}table.data th .unit{display:block}
 .stats.peaks{grid-template-columns:repeat(3,minmax(0,1fr))}
 .grid2{grid-template-columns:minmax(0,1fr)}

@@ -26,7 +26,7 @@ export function teamAthletesPage(view: TeamAthletesView): PageOptions {
   });
 }
 
-const TITLES: Record<string, string> = { calendar: 'Calendar', load: 'Training load', season: 'Season' };
+const TITLES: Record<string, string> = { calendar: 'Calendar', load: 'Training load', season: 'Season', activity: 'Activity' };
 
 /** A member's page (`page`: calendar, load or season) when they did not share their activities. */
 export function notSharedPage(subject: Subject, page: string): PageOptions {

@@ -1,7 +1,8 @@
 /**
  * The upload page (/training/upload): a drop zone that is also a plain file input in a multipart form (with the
- * session's CSRF token), so it works without script; the script (client-script.ts) sends dropped or chosen
- * files at once and follows each source's status live. Below, the recent uploads as `/profile/sources/`
+ * session's CSRF token), so it works without script (up to the server's limit of files per request); the
+ * script (client-script.ts) sends any number of dropped or chosen files in batches of that limit and follows
+ * each source's status live. The drop zone says which of the two applies (`.js-only` / `.nojs`). Below, the recent uploads as `/profile/sources/`
  * presents them: processing, processed (with a link to the activity) or failed (with the decoder's error).
  * Pure renderer for routes/athlete-pages.ts.
  */
@@ -39,7 +40,7 @@ ${view.error ? html`<p class="notice error" role="alert">${view.error}</p>` : nu
 <section class="panel" aria-label="Upload files">
 <form id="upload-form" method="post" action="/training/upload" enctype="multipart/form-data">
 <input type="hidden" name="csrf" value="${view.csrfToken}">
-<label class="drop" for="files"><strong>Drop FIT or CSV files here</strong><span class="muted">or choose up to ${view.maxFiles} files, ${view.maxMiB} MiB each</span>
+<label class="drop" for="files"><strong>Drop FIT or CSV files here</strong><span class="muted js-only">or choose as many files as you like, ${view.maxMiB} MiB each</span><span class="muted nojs">or choose up to ${view.maxFiles} files at a time, ${view.maxMiB} MiB each</span>
 <input id="files" type="file" name="files" multiple accept=".fit,.FIT,.csv,.CSV"></label>
 <button type="submit" class="nojs">Upload</button>
 </form>
@@ -48,5 +49,5 @@ ${view.error ? html`<p class="notice error" role="alert">${view.error}</p>` : nu
 ${view.recent.length === 0 ? html`<p class="empty" id="no-uploads">Nothing uploaded yet.</p>` : null}
 <ul id="live" class="uploads" aria-live="polite">${view.recent.map(sourceRow)}</ul>
 </section>`;
-  return athletePage({ title: 'Upload', current: 'upload', body, style: '.upload-progress{display:flex;align-items:center;gap:.75rem;margin:.9rem 0 0;font-variant-numeric:tabular-nums}.upload-progress progress{flex:0 1 14rem}' });
+  return athletePage({ title: 'Upload', current: 'upload', body, style: 'html:not(.js) .js-only{display:none}.upload-progress{display:flex;align-items:center;gap:.75rem;margin:.9rem 0 0;font-variant-numeric:tabular-nums}.upload-progress progress{flex:0 1 14rem}' });
 }
