@@ -3,9 +3,9 @@
  * recursively) through the same ingest path as uploads: each file becomes a source with its ingest
  * job, and a job runner in this process (beside any running service: the queue is shared through the
  * store, jobs are leased) works the queue until every imported source is processed or failed.
- * A pipeline: files are read, hashed and accepted a few at a time, largest first, while the pool (warmed
- * at start) decodes the ones accepted before, at most ACCEPT_AHEAD_PER_THREAD files a thread ahead of
- * those settled; the summary lists them in path order. The command's
+ * A pipeline: files are read, hashed and accepted a few at a time, largest first, while the pool (started
+ * first, warmed while the files are walked) decodes the ones accepted before, at most
+ * ACCEPT_AHEAD_PER_THREAD files a thread ahead of those settled; the summary lists them in path order. The command's
  * store commits its writes in groups (IMPORT_GROUP_COMMIT), each write acknowledged only once committed.
  * Progress goes to stderr (a bar on a terminal, a line per 10 % otherwise); the summary is JSON.
  * test/gateway/processes.test.ts and test/cli/import.test.ts keep it honest.
@@ -46,6 +46,21 @@ export interface ImportSummary {
 }
 
 export async function importFiles(store: Store, env: Record<string, string | undefined>, userId: string, paths: string[], maxFileBytes: number): Promise<ImportSummary> {
+  const engine = loadEngineConfig(env);
+  const threads = engine.engineThreads;
+  // First: a thread takes about as long to start (its modules loaded, the warm-up decoded) as the rest of
+  // the command's start-up, so it starts while the user is checked and the files are walked and measured.
+  const pool = createPool({ threads });
+  const warming = warm(pool, threads);
+  try {
+    return await importWith(pool, threads, engine.jobLeaseMs, store, userId, paths, maxFileBytes);
+  } finally {
+    await warming;
+    await pool.destroy();
+  }
+}
+
+async function importWith(pool: EnginePool, threads: number, leaseMs: number, store: Store, userId: string, paths: string[], maxFileBytes: number): Promise<ImportSummary> {
   if (!(await store.users.get(userId))) throw new Error(`user ${userId} does not exist`);
   const files = (await Promise.all(paths.map((entry) => collect(path.resolve(entry))))).flat();
   // Every size before the first file is stored: a file too large stops the import with nothing imported.
@@ -58,10 +73,6 @@ export async function importFiles(store: Store, env: Record<string, string | und
   // The largest files first: the last ones decoded are small, so no thread finishes long after the others.
   const order = files.map((_, index) => index).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
 
-  const engine = loadEngineConfig(env);
-  const threads = engine.engineThreads;
-  const pool = createPool({ threads });
-  const warming = warm(pool, threads);
   const settledHere = new Wakeup();
   const ingest = ingestJobHandler({ store, pool });
   const runner = startJobRunner({
@@ -78,7 +89,7 @@ export async function importFiles(store: Store, env: Record<string, string | und
     },
     // Twice the threads: a job's decode waits in the pool while another's writes commit.
     concurrency: threads * 2,
-    leaseMs: engine.jobLeaseMs,
+    leaseMs,
     pollMs: POLL_MS,
   });
   const accepted: (SourceRecord | undefined)[] = new Array(files.length);
@@ -150,8 +161,6 @@ export async function importFiles(store: Store, env: Record<string, string | und
     };
   } finally {
     await runner.close();
-    await warming;
-    await pool.destroy();
   }
 }
 

@@ -70,6 +70,8 @@ export function startJobRunner(options: RunnerOptions): JobRunner {
 
   const idle = () =>
     new Promise<void>((resolve) => {
+      // Closed while this loop was claiming: the abort has fired already and would not end the wait.
+      if (stop.signal.aborted) return resolve();
       const timer = setTimeout(done, options.pollMs);
       function done() {
         clearTimeout(timer);

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { csvActivity } from '../support/uploads.js';
-import { runCli } from '../support/processes.js';
+import { runCli, runCliAsync } from '../support/processes.js';
 import { tempDir } from '../support/stack.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { signalGroup, spawnChild } from '../support/children.js';
@@ -94,6 +94,28 @@ test('a run killed mid-way keeps every file its progress reported settled, and a
     const sources = await sourcesOf(dataDir, userId);
     assert.is(sources.length, 30, 'one source per file');
     assert.is(new Set(sources.flatMap((source) => source.activity_ids)).size, 30, 'one activity per file');
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test('an import that cannot begin (an unknown user, a missing path, a file too large) says why, stores nothing and ends', async () => {
+  // The pool starts before the files are walked (cli/import.ts): every early stop must still end the process.
+  const { env, userId, folder, dataDir } = setUp(2, 2);
+  try {
+    fs.writeFileSync(path.join(folder, 'large.csv'), `timestamp,power\n${'2024-03-01T06:00:00Z,100\n'.repeat(100)}`);
+    const cases: [string[], Record<string, string>, string][] = [
+      [['--user', 'usr_unknown', folder], env, 'user usr_unknown does not exist'],
+      [['--user', userId, path.join(folder, 'missing')], env, `${path.join(folder, 'missing')} does not exist`],
+      [['--user', userId, folder], { ...env, MAX_UPLOAD_BYTES: '1024' }, `${path.join(folder, 'large.csv')} is larger than MAX_UPLOAD_BYTES (1024 bytes)`],
+    ];
+    for (const [args, caseEnv, message] of cases) {
+      const imported = await runCliAsync(['import', ...args], caseEnv);
+      assert.is(imported.status, 1, `${args.join(' ')}: ${imported.stderr}`);
+      assert.match(imported.stdout + imported.stderr, message);
+    }
+    assert.equal(await sourcesOf(dataDir, userId), [], 'nothing stored');
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(folder, { recursive: true, force: true });
