@@ -7,7 +7,10 @@ import { status } from '@grpc/grpc-js';
 import { Piscina } from 'piscina';
 import type { MessagePort } from 'node:worker_threads';
 import { EngineError } from '../errors.js';
-import type { PoolTasks, TaskName } from './tasks.js';
+import { decodeAnalysisPart } from '../analysis/analysis-codec.js';
+import { CURVE_METRICS } from '../analysis/canonical-series.js';
+import { emptyBest, foldCurve } from '../analysis/curves.js';
+import type { PoolTasks, TaskName, WarmUpResult } from './tasks.js';
 import type { TaskMessage } from './worker.js';
 
 export interface PoolOptions {
@@ -25,7 +28,7 @@ export interface RunOptions {
 
 export interface EnginePool {
   run<K extends TaskName>(name: K, task: PoolTasks[K]['task'], options?: RunOptions): Promise<PoolTasks[K]['result']>;
-  /** Resolves once every thread has started, loaded its modules and run the warm-up (warm-up.ts) once; with the threads' ids. */
+  /** Resolves once every thread has started, loaded its modules and run the warm-up (warm-up.ts) once, and this thread has decoded its cache; with the threads' ids. */
   warmUp(): Promise<number[]>;
   /** Stops every thread; queued and running tasks reject. */
   destroy(): Promise<void>;
@@ -57,6 +60,20 @@ const WORKER_FILE = new URL('./worker.js', import.meta.url).href;
  */
 const WORKER_EXEC_ARGV = [...process.execArgv, ...('require_module' in process.features ? ['--no-experimental-require-module'] : [])];
 
+/**
+ * The event loop's part of the analysis paths, once: a longitudinal call from the caches decodes each
+ * activity's curves and histograms here and folds the curves (engine/service/analyses.ts), so the first
+ * such call after a restart finds them compiled. `analysis`: a cache a thread's warm-up built.
+ */
+function warmEventLoop(analysis: Uint8Array): void {
+  for (const metric of CURVE_METRICS) {
+    const curve = decodeAnalysisPart(analysis, 'curve', metric);
+    if (curve !== null) foldCurve(emptyBest(curve.durations), curve, 0);
+    decodeAnalysisPart(analysis, 'awd', metric);
+  }
+  decodeAnalysisPart(analysis, 'numbers', 'power');
+}
+
 export function createPool(options: PoolOptions): EnginePool {
   // Every thread stays up: a thread started on demand costs ~200 ms (loading the worker's modules),
   // more than most tasks, and Piscina would end an idle one at once (idleTimeout 0).
@@ -84,8 +101,9 @@ export function createPool(options: PoolOptions): EnginePool {
     async warmUp() {
       // One task per thread: each waits for the others at its end (warm-up.ts), so no thread takes two.
       const task = { arrived: new Int32Array(new SharedArrayBuffer(4)), threads: options.threads };
-      const warmed = await Promise.all(Array.from({ length: options.threads }, () => piscina.run({ name: 'warmUp', task } satisfies TaskMessage<'warmUp'>)));
-      return warmed.map(({ thread }: PoolTasks['warmUp']['result']) => thread);
+      const warmed: WarmUpResult[] = await Promise.all(Array.from({ length: options.threads }, () => piscina.run({ name: 'warmUp', task } satisfies TaskMessage<'warmUp'>)));
+      if (warmed.length > 0) warmEventLoop(new Uint8Array(warmed[0]!.analysis));
+      return warmed.map(({ thread }) => thread);
     },
     destroy: () => piscina.destroy(),
     stats: () => ({ threads: options.threads, admitted, queued: piscina.queueSize, utilization: piscina.utilization, completed: piscina.completed }),

@@ -232,6 +232,16 @@ export interface WarmUpTask {
   threads: number;
 }
 
+/** What a thread's warm-up returns. */
+export interface WarmUpResult {
+  /** Bytes each task it ran wrote (so nothing is optimized away; test/engine/pool.test.ts reads which ran). */
+  bytes: Partial<Record<TaskName, number>>;
+  /** The thread's id. */
+  thread: number;
+  /** The synthetic ride's analysis cache, for the event loop's own warm-up (pool.ts); copied, not moved. */
+  analysis: ArrayBuffer;
+}
+
 export interface PoolTasks {
   decodeFile: { task: DecodeFileTask; result: DecodeOutcome };
   encodeSeriesTable: { task: EncodeSeriesTableTask; result: EncodedSeriesTable };
@@ -246,8 +256,7 @@ export interface PoolTasks {
   longitudinalAwd: { task: LongitudinalAwdTask; result: TableFile };
   trainingLoadTable: { task: TrainingLoadTableTask; result: TableFile };
   fitIntensityModel: { task: FitIntensityModelTask; result: FittedIntensityModel };
-  /** Once per thread at start (warm-up.ts): the size of the tables it built, and the thread's id. */
-  warmUp: { task: WarmUpTask; result: { bytes: number; thread: number } };
+  warmUp: { task: WarmUpTask; result: WarmUpResult };
 }
 
 export type TaskName = keyof PoolTasks;

@@ -5,6 +5,8 @@ import { tableFromIPC } from 'apache-arrow';
 import { decodeAnalysis } from '../../engine/analysis/analysis-codec.js';
 import { EngineError } from '../../engine/errors.js';
 import { createPool } from '../../engine/pool/pool.js';
+import type { TaskName } from '../../engine/pool/tasks.js';
+import { warmUp } from '../../engine/pool/warm-up.js';
 import { csvBytes, largeCsv } from './support.js';
 
 const pool = createPool({ threads: 1 });
@@ -88,6 +90,17 @@ test('warms each thread once at start: every thread runs the warm-up, none runs 
   } finally {
     await warming.destroy();
   }
+});
+
+test('the warm-up runs every analysis task a thread serves, and returns the cache it built [first call after a restart]', () => {
+  const warmed = warmUp({ arrived: new Int32Array(new SharedArrayBuffer(4)), threads: 1 });
+  // Ingest (decodeFile), the streamed series, the model fit and the warm-up itself are not analysis paths of a call's table.
+  const analysisTasks = ['activityAwd', 'activityMeanMax', 'afterBests', 'analyzeSeries', 'encodeSeriesTable', 'longitudinalAwd', 'meanMaxTable', 'trainingLoadTable'];
+  assert.equal(Object.keys(warmed.bytes).sort(), analysisTasks);
+  for (const task of analysisTasks) assert.ok(warmed.bytes[task as TaskName]! > 0, `${task} wrote bytes`);
+  const analysis = decodeAnalysis(new Uint8Array(warmed.analysis));
+  assert.ok(analysis.curves.power!.values.length > 0 && analysis.curves.speed!.values.length > 0, 'the cache holds both curves');
+  assert.ok(analysis.awd.power!.length > 0, 'and the power AWD histogram');
 });
 
 test.after(() => pool.destroy());
