@@ -193,7 +193,10 @@ test('two gateways and two engines on one SQLite file, one engine SIGKILLed mid-
       }
     }
 
-    // Nothing processed twice: each job ran once, but for the held ones, which the survivor finished.
+    // Nothing processed twice: each job ran once, but for the held ones, which the survivor finished. A held
+    // job whose source the killed engine had already committed settles its source before its lease runs out:
+    // wait for the survivor to take it over and finish it.
+    await until('every ingest job to finish', deadline, async () => (await store.jobs.count({ kind: 'ingest', status: { $in: ['queued', 'running'] } })) === 0);
     const jobs = await store.jobs.find({ kind: 'ingest' });
     assert.is(jobs.length, USERS * FILES.length);
     const heldIds = new Set(held.map((job) => job.id));
