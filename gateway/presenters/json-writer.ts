@@ -44,6 +44,17 @@ type JsonSchema = {
 };
 
 const writers = new WeakMap<z.ZodType, (value: unknown) => string>();
+/** The text of each value marked `repeated`, by the writer that wrote it (a value may sit under two schemas). */
+const texts = new WeakMap<object, Map<JsonWriter, string | undefined>>();
+
+/**
+ * Marks `value` as one a response holds many times (the activity every trace of a page falls in): each
+ * writer writes it once and gives the same text again. The value must not change once marked.
+ */
+export function repeated<T extends object>(value: T): T {
+  texts.set(value, new Map());
+  return value;
+}
 /** The writer of a schema without a float anywhere: JSON.stringify. */
 const plainWriter = (value: unknown): string => stringify(value) ?? 'null';
 
@@ -164,6 +175,14 @@ function build(plan: Plan | null, built: Map<Plan, JsonWriter>): JsonWriter {
   write = (value) => {
     if (typeof value === 'number') return float ? floatText(value) : stringify(value);
     if (typeof value !== 'object' || value === null) return stringify(value);
+    const kept = texts.get(value);
+    if (kept !== undefined) {
+      if (!kept.has(writer)) kept.set(writer, written(value));
+      return kept.get(writer);
+    }
+    return written(value);
+  };
+  const written = (value: object): string | undefined => {
     if (Array.isArray(value)) return items === stringify ? stringify(value) : writeArray(value, items);
     if (!objects || typeof (value as { toJSON?: unknown }).toJSON === 'function') return stringify(value);
     return writeObject(value as Record<string, unknown>, properties, rest);

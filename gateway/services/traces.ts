@@ -50,5 +50,6 @@ export async function traceFromInput(store: Store, userId: string, input: TraceI
 /** Traces as the API answers them, links resolved for all of them at once. */
 export async function presentTraces(store: Store, userId: string, traces: readonly TraceRecord[], principal: Principal): Promise<object[]> {
   const links = await traceLinks(store, userId, traces);
-  return traces.map((trace) => presentTrace(trace, links(trace), principal));
+  const shared = new Map<object, object>();
+  return traces.map((trace) => presentTrace(trace, links(trace), principal, shared));
 }
