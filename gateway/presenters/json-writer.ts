@@ -169,6 +169,7 @@ function build(plan: Plan | null, built: Map<Plan, JsonWriter>): JsonWriter {
   built.set(plan, writer);
   const float = plan.float;
   const properties = new Map([...plan.properties].map(([name, child]) => [name, build(child, built)]));
+  const names = new Map([...plan.properties.keys()].map((name) => [name, `${JSON.stringify(name)}:`]));
   const rest = build(plan.rest, built);
   const items = build(plan.items, built);
   const objects = properties.size > 0 || plan.rest !== null;
@@ -185,7 +186,7 @@ function build(plan: Plan | null, built: Map<Plan, JsonWriter>): JsonWriter {
   const written = (value: object): string | undefined => {
     if (Array.isArray(value)) return items === stringify ? stringify(value) : writeArray(value, items);
     if (!objects || typeof (value as { toJSON?: unknown }).toJSON === 'function') return stringify(value);
-    return writeObject(value as Record<string, unknown>, properties, rest);
+    return writeObject(value as Record<string, unknown>, properties, names, rest);
   };
   return writer;
 }
@@ -201,12 +202,12 @@ function writeArray(values: readonly unknown[], items: JsonWriter): string {
 }
 
 /** As JSON.stringify: own enumerable keys in order, a member whose value it leaves out left out. */
-function writeObject(value: Record<string, unknown>, properties: Map<string, JsonWriter>, rest: JsonWriter): string {
+function writeObject(value: Record<string, unknown>, properties: Map<string, JsonWriter>, names: Map<string, string>, rest: JsonWriter): string {
   let out = '{';
   for (const key of Object.keys(value)) {
     const text = (properties.get(key) ?? rest)(value[key]);
     if (text === undefined) continue;
-    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${text}`;
+    out += `${out.length === 1 ? '' : ','}${names.get(key) ?? `${JSON.stringify(key)}:`}${text}`;
   }
   return `${out}}`;
 }
