@@ -323,8 +323,14 @@ traces('answers a page byte for byte as each trace presented on its own: the sha
     const links = await traceLinks(stack.store, user.userId, records);
     const each = records.map((record) => write(presentTrace(record, links(record), principal)));
     for (const [query, from, to] of [['', 0, records.length], ['?limit=3&offset=5', 5, 8]] as const) {
-      assert.is(await (await stack.get(`/api/v1/traces/${query}`, token)).text(), `[${each.slice(from, to).join(',')}]`, `${applicationId ?? 'personal'} ${query}`);
+      const response = await stack.get(`/api/v1/traces/${query}`, token);
+      const expected = `[${each.slice(from, to).join(',')}]`;
+      assert.is(await response.text(), expected, `${applicationId ?? 'personal'} ${query}`);
+      assert.is(response.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.is(response.headers.get('content-length'), String(Buffer.byteLength(expected)));
     }
+    const empty = await stack.get('/api/v1/traces/?offset=100', token);
+    assert.equal([await empty.text(), empty.headers.get('content-type')], ['[]', 'application/json; charset=utf-8'], 'an empty page');
     assert.ok(each.filter((text) => text.includes('"id":"shared-ride"')).length === 8 && each[1]!.includes('"mean":201.0'), 'one activity shared, floats as floats');
   }
 });
