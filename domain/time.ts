@@ -163,9 +163,27 @@ export function dateToEpochDay(date: string): number {
   return day;
 }
 
-/** The `YYYY-MM-DD` date of an epoch day. */
+/** Epoch days of 0001-01-01 and 9999-12-31: the dates written `YYYY-MM-DD` without a sign. */
+const FIRST_PLAIN_DAY = -719_162;
+const LAST_PLAIN_DAY = 2_932_896;
+
+/**
+ * The `YYYY-MM-DD` date of an epoch day. Computed by arithmetic (H. Hinnant's civil_from_days), a day series
+ * writes hundreds a request; the text is what `Date#toISOString` gives, which answers outside years 1–9999
+ * and for a fractional day.
+ */
 export function epochDayToDate(day: number): string {
-  return formatUtc(day * MS_PER_DAY).slice(0, 10);
+  if (!Number.isInteger(day) || day < FIRST_PLAIN_DAY || day > LAST_PLAIN_DAY) return formatUtc(day * MS_PER_DAY).slice(0, 10);
+  const shifted = day + 719_468; // days since 0000-03-01
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const dayOfMonth = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}-${dayOfMonth < 10 ? '0' : ''}${dayOfMonth}`;
 }
 
 /** Today's calendar date at `offset` minutes (default 0: the UTC date). `now` is epoch ms. */

@@ -102,7 +102,17 @@ export const SCHEMA: Record<CollectionName, CollectionSpec> = {
     ],
   },
   sources: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'content_hash'], unique: true }, { fields: ['user_id', 'created_at'] }, { fields: ['status'] }, { fields: ['user_id', 'external_id'], unique: true, sparse: true }] },
-  traces: { owner: 'user_id', shard: OWNED, stamped: true, indexes: [{ fields: ['user_id', 'timestamp'] }, { fields: ['test_id'] }, WATERMARK_UPDATED] },
+  traces: {
+    owner: 'user_id', shard: OWNED, stamped: true,
+    indexes: [
+      { fields: ['user_id', 'timestamp'] },
+      // The list's exact order (newest first, `id` the tie-breaker), as activities: a page is read off this
+      // index instead of every one of the user's traces going through a temporary B-tree.
+      { fields: ['user_id', 'timestamp', 'id'], descending: ['timestamp'] },
+      { fields: ['test_id'] },
+      WATERMARK_UPDATED,
+    ],
+  },
   tests: { owner: 'user_id', shard: OWNED, stamped: true, indexes: [{ fields: ['user_id', 'start'] }, WATERMARK_UPDATED] },
   dailies: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'measure', 'date'], unique: true }, WATERMARK_UPDATED] },
   markers: { owner: 'user_id', shard: OWNED, indexes: [{ fields: ['user_id', 'sport', 'marker', 'date'] }, WATERMARK_CREATED] },

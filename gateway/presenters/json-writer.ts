@@ -44,6 +44,17 @@ type JsonSchema = {
 };
 
 const writers = new WeakMap<z.ZodType, (value: unknown) => string>();
+/** The text of each value marked `repeated`, by the writer that wrote it (a value may sit under two schemas). */
+const texts = new WeakMap<object, Map<JsonWriter, string | undefined>>();
+
+/**
+ * Marks `value` as one a response holds many times (the activity every trace of a page falls in): each
+ * writer writes it once and gives the same text again. The value must not change once marked.
+ */
+export function repeated<T extends object>(value: T): T {
+  texts.set(value, new Map());
+  return value;
+}
 /** The writer of a schema without a float anywhere: JSON.stringify. */
 const plainWriter = (value: unknown): string => stringify(value) ?? 'null';
 
@@ -158,15 +169,24 @@ function build(plan: Plan | null, built: Map<Plan, JsonWriter>): JsonWriter {
   built.set(plan, writer);
   const float = plan.float;
   const properties = new Map([...plan.properties].map(([name, child]) => [name, build(child, built)]));
+  const names = new Map([...plan.properties.keys()].map((name) => [name, `${JSON.stringify(name)}:`]));
   const rest = build(plan.rest, built);
   const items = build(plan.items, built);
   const objects = properties.size > 0 || plan.rest !== null;
   write = (value) => {
     if (typeof value === 'number') return float ? floatText(value) : stringify(value);
     if (typeof value !== 'object' || value === null) return stringify(value);
+    const kept = texts.get(value);
+    if (kept !== undefined) {
+      if (!kept.has(writer)) kept.set(writer, written(value));
+      return kept.get(writer);
+    }
+    return written(value);
+  };
+  const written = (value: object): string | undefined => {
     if (Array.isArray(value)) return items === stringify ? stringify(value) : writeArray(value, items);
     if (!objects || typeof (value as { toJSON?: unknown }).toJSON === 'function') return stringify(value);
-    return writeObject(value as Record<string, unknown>, properties, rest);
+    return writeObject(value as Record<string, unknown>, properties, names, rest);
   };
   return writer;
 }
@@ -182,12 +202,12 @@ function writeArray(values: readonly unknown[], items: JsonWriter): string {
 }
 
 /** As JSON.stringify: own enumerable keys in order, a member whose value it leaves out left out. */
-function writeObject(value: Record<string, unknown>, properties: Map<string, JsonWriter>, rest: JsonWriter): string {
+function writeObject(value: Record<string, unknown>, properties: Map<string, JsonWriter>, names: Map<string, string>, rest: JsonWriter): string {
   let out = '{';
   for (const key of Object.keys(value)) {
     const text = (properties.get(key) ?? rest)(value[key]);
     if (text === undefined) continue;
-    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${text}`;
+    out += `${out.length === 1 ? '' : ','}${names.get(key) ?? `${JSON.stringify(key)}:`}${text}`;
   }
   return `${out}}`;
 }

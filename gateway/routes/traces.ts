@@ -9,7 +9,7 @@ import { dateSchema } from '../../domain/time.js';
 import { sportFilters, sportParameters } from '../schemas/activity-filters.js';
 import { pageParameters, queryArray, queryString } from '../schemas/query.js';
 import { Trace, TraceWrite, type TraceInput } from '../schemas/records.js';
-import { ownTrace, presentTraces, traceFromInput } from '../services/traces.js';
+import { ownTrace, presentTraces, traceFromInput, traceListJson } from '../services/traces.js';
 import { sportPage } from '../services/sport-page.js';
 import { replaceRecord } from '../services/replace-record.js';
 import { recordAppMetadataRoutes } from '../app-metadata-routes.js';
@@ -47,7 +47,8 @@ export function traceRoutes(table: RouteTable, deps: GatewayDeps): void {
       if (input.tags?.length) filter.tags = { $all: input.tags };
       const sports = sportFilters(input.sport ?? [], input.sports);
       const page = await sportPage(store.traces, filter, sports, { sort: NEWEST_FIRST, limit: input.limit, offset: input.offset });
-      ctx.body = await presentTraces(store, userId, await store.traces.find(page.filter, page.options), ctx.state.auth);
+      ctx.body = await traceListJson(store, userId, await store.traces.find(page.filter, page.options), ctx.state.auth);
+      ctx.type = 'application/json';
     },
   );
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import {
   addDays, yearBefore, dateSchema, daysBetween, formatDuration, formatLocal, formatOffset, formatUtc, formatWithOffset,
   instantSchema, isNaiveDateTime, localDate, parseDate, parseDuration, parseInstant, parseLocalDateTime,
-  todayLocal,
+  todayLocal, epochDayToDate, dateToEpochDay,
 } from '../../domain/time.js';
 
 // Nothing in domain/time.ts may depend on the process zone; run the suite under a zone with DST.
@@ -245,6 +245,19 @@ test('gives the same calendar day a year earlier, 29 February becoming 28 Februa
   assert.is(yearBefore('2024-02-29'), '2023-02-28');
   assert.is(yearBefore('2025-01-01'), '2024-01-01');
   assert.throws(() => yearBefore('2025-02-30'), RangeError);
+});
+
+test('writes the date of an epoch day as Date#toISOString does: every day 1600–2600, a stride over years 1–9999, beyond', () => {
+  const iso = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
+  const checked = (day: number): void => {
+    if (epochDayToDate(day) !== iso(day)) assert.is(epochDayToDate(day), iso(day), `day ${day}`);
+  };
+  for (let day = dateToEpochDay('1600-01-01'); day <= dateToEpochDay('2600-12-31'); day++) checked(day);
+  for (let day = dateToEpochDay('0001-01-01'); day <= dateToEpochDay('9999-12-31'); day += 97) checked(day);
+  for (const day of [-719_162, -719_163, 2_932_896, 2_932_897, 0, -1, 0.5, -0.5, 1e7]) checked(day);
+  assert.is(epochDayToDate(dateToEpochDay('2024-02-29')), '2024-02-29');
+  assert.is(epochDayToDate(dateToEpochDay('0001-01-01')), '0001-01-01');
+  assert.is(epochDayToDate(dateToEpochDay('9999-12-31')), '9999-12-31');
 });
 
 test.run();

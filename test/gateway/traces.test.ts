@@ -10,6 +10,11 @@ import { startStack, type TestStack } from '../support/stack.js';
 import { jsonClient, recordUser, type RecordUser } from '../support/json-api.js';
 import { checkAppMetadata } from '../support/app-metadata-checks.js';
 import { activity, T0 } from '../storage/records.js';
+import { jsonWriter } from '../../gateway/presenters/json-writer.js';
+import { presentTrace } from '../../gateway/presenters/trace.js';
+import { Trace } from '../../gateway/schemas/records.js';
+import { traceLinks } from '../../gateway/services/trace-links.js';
+import type { Principal } from '../../gateway/auth/access-tokens.js';
 
 interface Context {
   stack: TestStack;
@@ -295,6 +300,39 @@ traces("keeps each app's metadata on a trace: app tokens only, 1 KB, 32 levels, 
   assert.is((await user.appA.put(`/api/v1/traces/${trace.id}/app-metadata`, { kept: true })).status, 200);
   const replaced = await user.appA.put(`/api/v1/traces/${trace.id}`, body({ power: 10 }));
   assert.equal(replaced.body.app_metadata, { kept: true }, 'a PUT of the trace keeps app metadata');
+});
+
+traces('answers a page byte for byte as each trace presented on its own: the shared activity, laps and test, ties by id', async ({ stack }) => {
+  const user = await recordUser(stack, ['activities:read', 'activities:write']);
+  const laps = Array.from({ length: 4 }, (_, i) => ({
+    start: T0 + i * 15 * MINUTE, end: T0 + (i + 1) * 15 * MINUTE, offset: 60, blocks: { power: { mean: 200 + i, max: 300.5 }, heart_rate: { mean: 150, max: null } },
+  }));
+  await stack.store.activities.insert(activity('shared-ride', user.userId, { start: T0, end: T0 + 60 * MINUTE, laps, app_metadata: { [user.appAId]: { x: 1.0 } } }));
+  const test = (await user.personal.post('/api/v1/tests/', { sport: 'cycling', start: iso(T0), end: iso(T0 + 60 * MINUTE) })).body;
+  for (let i = 0; i < 8; i++) {
+    const timestamp = iso(T0 + (i === 7 ? 6 : i) * 8 * MINUTE + MINUTE); // the last shares the one before's timestamp
+    await user.personal.post('/api/v1/traces/', body({ timestamp, lactate: 1 + i, power: 200 + i, test_id: i % 2 ? test.id : null }));
+  }
+  await user.personal.post('/api/v1/traces/', body({ timestamp: iso(T0 + 90 * MINUTE) })); // outside the activity and the test
+  const records = (await stack.store.traces.find({ user_id: user.userId }))
+    .sort((a, b) => b.timestamp - a.timestamp || (a.id < b.id ? -1 : 1));
+  const write = jsonWriter(Trace);
+  for (const applicationId of [null, user.appAId]) {
+    const { token } = await stack.userWithToken(['activities:read'], { userId: user.userId, ...(applicationId && { appId: applicationId }) });
+    const principal = { userId: user.userId, applicationId } as Principal;
+    const links = await traceLinks(stack.store, user.userId, records);
+    const each = records.map((record) => write(presentTrace(record, links(record), principal)));
+    for (const [query, from, to] of [['', 0, records.length], ['?limit=3&offset=5', 5, 8]] as const) {
+      const response = await stack.get(`/api/v1/traces/${query}`, token);
+      const expected = `[${each.slice(from, to).join(',')}]`;
+      assert.is(await response.text(), expected, `${applicationId ?? 'personal'} ${query}`);
+      assert.is(response.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.is(response.headers.get('content-length'), String(Buffer.byteLength(expected)));
+    }
+    const empty = await stack.get('/api/v1/traces/?offset=100', token);
+    assert.equal([await empty.text(), empty.headers.get('content-type')], ['[]', 'application/json; charset=utf-8'], 'an empty page');
+    assert.ok(each.filter((text) => text.includes('"id":"shared-ride"')).length === 8 && each[1]!.includes('"mean":201.0'), 'one activity shared, floats as floats');
+  }
 });
 
 traces('the OpenAPI document declares every trace and test route', async ({ stack }) => {

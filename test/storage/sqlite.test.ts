@@ -173,6 +173,19 @@ test('reads a list page (newest first, id the tie-breaker) off an index, without
   await store.close();
 });
 
+test('reads a traces page (newest first, id the tie-breaker) off an index, without a temporary B-tree', async () => {
+  const file = freshFile();
+  const store = await openSqliteStore({ file });
+  await store.close();
+  const raw = new Database(file);
+  const { sql, params } = whereClause(parseFilter({ user_id: 'u1' }), 'traces');
+  const query = `SELECT doc FROM traces WHERE ${sql}${orderBy(parseSort({ timestamp: -1 }), 'traces')} LIMIT 100 OFFSET 5000`;
+  const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${query}`).all(...params) as { detail: string }[]).map((row) => row.detail).join('; ');
+  assert.match(plan, /USING INDEX traces_by_user_id_timestamp_desc_id/, plan);
+  assert.not.match(plan, /TEMP B-TREE/, plan);
+  raw.close();
+});
+
 test('rebuilds a table made before its projected fields: the columns before the document, filled, indexed', async () => {
   const file = freshFile();
   fs.mkdirSync(path.dirname(file), { recursive: true });
