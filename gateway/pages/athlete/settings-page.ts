@@ -87,7 +87,7 @@ dl.current div{border:1px solid var(--line);border-radius:10px;padding:.6rem .8r
 dl.current dt{font-size:.72rem;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);font-weight:600}
 dl.current dd{margin:.15rem 0 0}dl.current .v{font-size:1.25rem;font-weight:650;font-variant-numeric:tabular-nums}
 dl.current .p{display:block;font-size:.8rem;color:var(--muted)}dl.current .none{color:var(--muted);font-size:.9rem}
-ul.todo{margin:0;padding-left:1.2rem}ul.todo li{margin:.25rem 0}
+ul.missing{margin:0;padding-left:1.2rem}ul.missing li{margin:.25rem 0}
 .zone-bar{display:flex;height:.6rem;border-radius:4px;overflow:hidden;margin:.2rem 0 .6rem}
 .zone-bar span{flex:1}
 .z1{background:#cbd5e1}.z2{background:#93c5fd}.z3{background:#86efac}.z4{background:#fde047}.z5{background:#fdba74}.z6{background:#f87171}.z7{background:#c084fc}
@@ -153,7 +153,7 @@ export function derivedSection(derived: DerivedState): Html {
 <section class="panel" aria-labelledby="current-head"><h2 id="current-head">Your values today</h2>${currentValues(view.current)}</section>
 <section class="panel" aria-labelledby="missing-head"><h2 id="missing-head">What is missing</h2>${view.missing.length === 0
     ? html`<p>Nothing: your maps, zones and training load have what they need.</p>`
-    : html`<ul class="todo">${view.missing.map((line) => html`<li>${line}</li>`)}</ul>`}${view.load ? html`<p class="muted">${view.load}</p>` : null}</section>
+    : html`<ul class="missing">${view.missing.map((line) => html`<li>${line}</li>`)}</ul>`}${view.load ? html`<p class="muted">${view.load}</p>` : null}</section>
 <h2 class="section-title">Metabolic maps</h2>
 <div class="grid2">${view.maps.map(mapPanel)}</div>
 <h2 class="section-title">Zones</h2>
