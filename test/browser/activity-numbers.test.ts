@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium, screenshot, signInWithPassword } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, screenshot, signInWithPassword, VIEWPORTS } from '../support/chromium.js';
 import { FIXTURES } from '../support/paths.js';
 import { jsonClient, okJson } from '../support/json-api.js';
 import { uploadProcessed } from '../support/uploads.js';
@@ -29,10 +29,6 @@ const numbers = suite<Context>('browser activity numbers');
 skipUnless(chromiumMissing(), numbers);
 
 const PASSWORD = 'correct horse battery';
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 const RIDE = path.join(FIXTURES, 'fit', 'fit-file-parser', 'road-with-power.fit');
 const RUN = path.join(FIXTURES, 'fit', 'python-fitparse', '2013-02-06-12-11-14.fit');
 

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword, VIEWPORTS } from '../support/chromium.js';
 import { FIXTURES } from '../support/paths.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { settled, upload } from '../support/uploads.js';
@@ -27,10 +27,6 @@ interface Context {
 const pages = suite<Context>('browser athlete pages');
 skipUnless(chromiumMissing(), pages);
 
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 const PASSWORD = 'correct horse battery';
 const RIDE = path.join(FIXTURES, 'fit', 'sweatpy', '4078723797.fit');
 /** Two more real rides, uploaded through the API, so the list and the season have company. */

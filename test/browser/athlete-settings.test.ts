@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium, screenshot, signInWithPassword } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, screenshot, signInWithPassword, VIEWPORTS } from '../support/chromium.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { todayLocal } from '../../domain/time.js';
 
@@ -24,10 +24,6 @@ interface Context {
 const settings = suite<Context>('browser athlete settings');
 skipUnless(chromiumMissing(), settings);
 
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 const PASSWORD = 'correct horse battery';
 /** How long the recomputation may take to resolve on a loaded machine. */
 const RESOLVE_MS = 60_000;

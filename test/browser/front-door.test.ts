@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium, submitPasswordForm } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, submitPasswordForm, VIEWPORTS } from '../support/chromium.js';
 
 interface Context {
   stack: TestStack;
@@ -21,10 +21,6 @@ interface Context {
 const door = suite<Context>('browser front door');
 skipUnless(chromiumMissing(), door);
 
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 const PASSWORD = 'front door password';
 
 door.before(async (context) => {

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, VIEWPORTS } from '../support/chromium.js';
 import { sendJson } from '../support/json-api.js';
 import { createApplication, createUser } from '../../gateway/services/accounts.js';
 import { newId } from '../../storage/ids.js';
@@ -30,10 +30,6 @@ interface Context {
 const portal = suite<Context>('browser portal');
 skipUnless(chromiumMissing(), portal);
 
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 
 portal.before(async (context) => {
   context.stack = await startStack();

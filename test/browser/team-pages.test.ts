@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword } from '../support/chromium.js';
+import { ARTIFACTS, chromiumMissing, launchChromium, signInWithPassword, VIEWPORTS } from '../support/chromium.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { createTeam } from '../../gateway/services/teams.js';
 import { authorizeTeam } from '../../gateway/services/team-access.js';
@@ -28,10 +28,6 @@ interface Context {
 const teams = suite<Context>('browser team pages');
 skipUnless(chromiumMissing(), teams);
 
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 const PASSWORD = 'correct horse battery';
 const CALLBACK = 'https://coachly.example.com/callback';
 /** The app's logo (and the teams'), served by the test for its https URL. */

@@ -14,7 +14,7 @@ import { skipUnless, suite } from '../support/uvu.js';
 import * as assert from 'uvu/assert';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startStack, type TestStack } from '../support/stack.js';
-import { chromiumMissing, launchChromium, screenshot, signInWithPassword } from '../support/chromium.js';
+import { chromiumMissing, launchChromium, screenshot, signInWithPassword, VIEWPORTS } from '../support/chromium.js';
 import { declareThresholds, uploadSeason } from '../support/training-season.js';
 import { createUser } from '../../gateway/services/accounts.js';
 import { createTeam } from '../../gateway/services/teams.js';
@@ -33,10 +33,6 @@ interface Context {
 const hub = suite<Context>('browser training hub');
 skipUnless(chromiumMissing(), hub);
 
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
 const PASSWORD = 'correct horse battery';
 const LINKS = { url: 'https://rouleur.example.com', image: 'https://rouleur.example.com/logo.svg', privacy_statement: 'https://rouleur.example.com/privacy' };
 const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><rect width="48" height="48" rx="10" fill="#0e7c66"/></svg>';

@@ -9,6 +9,12 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from './paths.js';
 
+/** The two sizes every page is checked and screenshotted at. */
+export const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
 export const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'screenshots');
 
 /** Where Chromium is, or null when it is not installed. */
